@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Static gates on the project's own files, one counted result each:
+#
+#   checkpatch:<file>   scripts/checkpatch.pl --strict -f on each .c, .h,
+#                       Kconfig, Makefile and .rst of the overlay
+#   checkpatch:<patch>  scripts/checkpatch.pl --strict on patches/*.patch
+#   kernel-doc:<file>   scripts/kernel-doc -none -Wall on each .c and .h
+#   w1:<obj>            a W=1 build of each object of the overlay
+#   sparse:<obj>        sparse (C=2) on each object of the overlay
+#
+# Any warning fails its gate. The objects are built in an x86_64 tree
+# ($BUILD/check-x86_64, x86_64_defconfig + scripts/check.config) that is
+# kept between runs; only the project's objects are rebuilt.
+
+set -uo pipefail
+
+scripts=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$scripts")
+build=${BUILD:-$root/build}
+ksrc=${KSRC:-$build/linux}
+out=${OUT:-$root/out}
+obj=$build/check-x86_64
+logs=$out/check
+jobs=${JOBS:-2}
+record=$scripts/results.sh
+rm -rf "$logs"
+mkdir -p "$logs" "$obj"
+
+start=$(date +%s)
+cd "$root"
+
+# The project's kernel-side files; the userspace tools have their own gates.
+mapfile -t files < <(find lib include kernel Documentation \
+	\( -name '*.[ch]' -o -name Kconfig -o -name Makefile -o -name '*.rst' \) \
+	-type f 2>/dev/null | LC_ALL=C sort)
+mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep '\.[ch]$')
+mapfile -t objects < <(printf '%s\n' "${files[@]}" | grep '\.c$' | sed 's/\.c$/.o/')
+mapfile -t patches < <(find patches -maxdepth 1 -name '*.patch' 2>/dev/null | LC_ALL=C sort)
+
+logname() { echo "$logs/$1-$(echo "$2" | tr '/' '_').log"; }
+
+# gate NAME KIND FILE LOG: record PASS when the command succeeded and its
+# log has no warning, FAIL otherwise (and show the log's first lines).
+gate() {
+	local kind=$1 file=$2 log=$3 rc=$4
+	if [ "$rc" -eq 0 ] && ! grep -Eqi 'warning:|error:' "$log"; then
+		"$record" record PASS "$kind:$file"
+	else
+		"$record" record FAIL "$kind:$file"
+		echo "  CHECK   $kind:$file failed:" >&2
+		head -20 "$log" | sed 's/^/    /' >&2
+	fi
+}
+
+# checkpatch prints "total: 0 errors, 0 warnings, 0 checks" on success.
+checkpatch_gate() {
+	local kind=$1 file=$2 log=$3 rc=$4
+	if [ "$rc" -eq 0 ] &&
+	   grep -q '^total: 0 errors, 0 warnings, 0 checks' "$log"; then
+		"$record" record PASS "$kind:$file"
+	else
+		"$record" record FAIL "$kind:$file"
+		echo "  CHECK   $kind:$file failed:" >&2
+		grep -E '^(ERROR|WARNING|CHECK)|^#' "$log" | head -20 | sed 's/^/    /' >&2
+	fi
+}
+
+for f in "${files[@]}"; do
+	log=$(logname checkpatch "$f")
+	(cd "$ksrc" && ./scripts/checkpatch.pl --strict -f "$f") > "$log" 2>&1
+	checkpatch_gate checkpatch "$f" "$log" $?
+done
+
+# The patches carry no Signed-off-by: they are build inputs, not mail.
+for p in "${patches[@]}"; do
+	log=$(logname checkpatch "$p")
+	(cd "$ksrc" && ./scripts/checkpatch.pl --strict --no-signoff "$root/$p") > "$log" 2>&1
+	checkpatch_gate checkpatch "$p" "$log" $?
+done
+
+for f in "${sources[@]}"; do
+	log=$(logname kernel-doc "$f")
+	(cd "$ksrc" && ./scripts/kernel-doc -none -Wall "$f") > "$log" 2>&1
+	gate kernel-doc "$f" "$log" $?
+done
+
+# The x86_64 tree for the W=1 and sparse gates.
+kmake() { make -C "$ksrc" O="$obj" -j"$jobs" "$@"; }
+log=$logs/config.log
+{
+	[ -f "$obj/.config" ] || kmake x86_64_defconfig
+	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+		"$scripts/check.config" &&
+	kmake olddefconfig &&
+	kmake prepare
+} > "$log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	"$record" record FAIL "check:x86_64-prepare"
+	tail -20 "$log" >&2
+	exit 0
+fi
+missing=$(grep '^CONFIG_' "$scripts/check.config" | while read -r opt; do
+		grep -qx "$opt" "$obj/.config" || echo "${opt%%=*}"
+	done)
+[ -z "$missing" ] || echo "  CHECK   not set in the check config (yet): $missing"
+
+for o in "${objects[@]}"; do
+	# Rebuild from scratch so that an unchanged object shows its warnings.
+	rm -f "$obj/$o"
+	log=$(logname w1 "$o")
+	kmake W=1 "$o" > "$log" 2>&1
+	gate w1 "$o" "$log" $?
+done
+
+# After the W=1 pass the objects are current, so C=2 only runs sparse.
+for o in "${objects[@]}"; do
+	log=$(logname sparse "$o")
+	kmake W=1 C=2 "$o" > "$log" 2>&1
+	gate sparse "$o" "$log" $?
+done
+
+secs=$(( $(date +%s) - start ))
+"$record" time check "$secs"
+echo "  CHECK   done in ${secs}s (logs in $logs)"
+exit 0

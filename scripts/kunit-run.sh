@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run the project's KUnit suites once with tools/testing/kunit/kunit.py
+# and record one result per test case, plus one console gate.
+#
+# Usage: kunit-run.sh uml|x86_64
+#
+#   uml     ARCH=um with generic KASAN (scripts/kunit/uml.config)
+#   x86_64  QEMU TCG, -smp $QEMU_SMP, KCSAN + lockdep
+#           (scripts/kunit/x86_64.config)
+#
+# The kunitconfig is lib/tests/.kunitconfig plus the fragment. Logs go to
+# $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
+# "PASS kunit-<run>:<suite>:<case>". The console gate
+# "kunit-<run>:console-clean" fails on any KASAN, KCSAN, lockdep, BUG or
+# WARNING report in the kernel log, whatever the test results.
+
+set -euo pipefail
+
+scripts=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$scripts")
+run=${1:?usage: $0 uml|x86_64}
+name=kunit-$run
+build=${BUILD:-$root/build}
+ksrc=${KSRC:-$build/linux}
+out=${OUT:-$root/out}
+build_dir=$build/$name
+mkdir -p "$out"
+
+args=(run
+	--kunitconfig=lib/tests/.kunitconfig
+	--kunitconfig="$scripts/kunit/$run.config"
+	--build_dir="$build_dir"
+	--jobs="${JOBS:-2}"
+	--timeout="${KUNIT_TIMEOUT:-900}")
+case "$run" in
+uml)
+	;;
+x86_64)
+	# KVM does not boot here; multi-threaded TCG gives real parallelism.
+	args+=(--arch=x86_64
+	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+	;;
+*)
+	echo "$0: unknown run $run" >&2
+	exit 2
+	;;
+esac
+[ -z "${KUNIT_FILTER:-}" ] || args+=("$KUNIT_FILTER")
+
+rm -f "$build_dir/test.log"
+echo "  KUNIT   $run: kunit.py ${args[*]}"
+start=$(date +%s)
+rc=0
+(cd "$ksrc" && python3 tools/testing/kunit/kunit.py "${args[@]}") \
+	> "$out/$name.out" 2>&1 || rc=$?
+secs=$(( $(date +%s) - start ))
+"$scripts/results.sh" time "$name" "$secs"
+
+log=$out/$name.log
+if [ -f "$build_dir/test.log" ]; then
+	cp "$build_dir/test.log" "$log"
+else
+	: > "$log"
+fi
+
+results=$("$scripts/ktap.py" "$name" "$log")
+while read -r status test; do
+	[ -n "$status" ] && "$scripts/results.sh" record "$status" "$test"
+done <<< "$results"
+
+# kunit.py failing without any failed case: build, boot or parse trouble.
+if [ $rc -ne 0 ] && ! grep -q '^FAIL ' <<< "$results"; then
+	"$scripts/results.sh" record FAIL "$name:kunit.py-exit-$rc"
+fi
+
+# Reports that fail the run even when every case passed.
+reports='BUG: |WARNING:|WARNING: possible|inconsistent lock state|'
+reports+='possible recursive locking|Kernel panic|Oops|UBSAN:|'
+reports+='general protection fault|kernel BUG|rcu_sched self-detected|'
+reports+='INFO: task .* blocked|RCU stall'
+if [ -s "$log" ] && ! grep -Eq "$reports" "$log"; then
+	"$scripts/results.sh" record PASS "$name:console-clean"
+else
+	"$scripts/results.sh" record FAIL "$name:console-clean"
+	grep -En "$reports" "$log" | head -20 | sed "s/^/  $name: /" >&2 || true
+fi
+
+pass=$(grep -c '^PASS' <<< "$results" || true)
+fail=$(grep -c '^FAIL' <<< "$results" || true)
+echo "  KUNIT   $run: $pass passed, $fail failed in ${secs}s" \
+	"(kunit.py exit $rc; log $log)"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The results file of `make test`: one "PASS name", "FAIL name" or
+# "SKIP name" line per counted test.
+#
+#   results.sh reset              start a new run
+#   results.sh record STATUS NAME append one result
+#   results.sh time NAME SECONDS  note how long a step took
+
+set -euo pipefail
+
+out=${OUT:-$(cd "$(dirname "$0")/.." && pwd)/out}
+results=$out/results.txt
+mkdir -p "$out"
+
+case "${1:-}" in
+reset)
+	: > "$results"
+	: > "$out/times.txt"
+	;;
+time)
+	[ $# -eq 3 ] || { echo "usage: $0 time NAME SECONDS" >&2; exit 2; }
+	printf '%-14s %4d s\n' "$2" "$3" >> "$out/times.txt"
+	;;
+record)
+	[ $# -eq 3 ] || { echo "usage: $0 record STATUS NAME" >&2; exit 2; }
+	case "$2" in
+	PASS|FAIL|SKIP) ;;
+	*) echo "$0: bad status $2" >&2; exit 2 ;;
+	esac
+	echo "$2 $3" >> "$results"
+	;;
+*)
+	echo "usage: $0 reset | record STATUS NAME | time NAME SECONDS" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Print the failures of the run recorded in out/results.txt, then one last
+# line "N passed, N failed". Exits non-zero when anything failed or when
+# nothing was recorded at all.
+
+set -euo pipefail
+
+out=${OUT:-$(cd "$(dirname "$0")/.." && pwd)/out}
+results=$out/results.txt
+[ -f "$results" ] || : > "$results"
+
+passed=$(grep -c '^PASS ' "$results" || true)
+failed=$(grep -c '^FAIL ' "$results" || true)
+skipped=$(grep -c '^SKIP ' "$results" || true)
+
+if [ -s "$out/times.txt" ]; then
+	echo "Times:"
+	sed 's/^/  /' "$out/times.txt"
+fi
+if [ "$failed" -gt 0 ]; then
+	echo "Failures (logs in $out/):"
+	grep '^FAIL ' "$results" | sed 's/^FAIL /  /'
+fi
+[ "$skipped" -eq 0 ] || echo "$skipped skipped"
+if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
+	echo "no results recorded" >&2
+	failed=1
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
