@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stackdepot_lf - lock-free, generation-aware stack trace deduplication
+ *
+ * A depot turns a stack trace (an array of return addresses) into a 32-bit
+ * id and back. It is meant for hot, context-agnostic paths such as tracers:
+ * stackdepot_lf_get_id() never sleeps, never allocates and never takes a
+ * lock, so it may run in NMI context. All memory is allocated up front by
+ * stackdepot_lf_create(); when it runs out, get_id fails and the caller is
+ * expected to keep the full stack instead.
+ *
+ * Every id carries the generation of the depot it was issued in. A reset
+ * empties the depot and starts a new generation; ids issued before it never
+ * resolve again (lookup returns -ESTALE) until the generation tag wraps,
+ * which takes STACKDEPOT_LF_GEN_MAX resets.
+ *
+ * The contract of each function is documented below; the mechanism and its
+ * ordering guarantees are documented in lib/stackdepot_lf/stackdepot_lf.c.
+ */
+#ifndef _LINUX_STACKDEPOT_LF_H
+#define _LINUX_STACKDEPOT_LF_H
+
+#include <linux/err.h>
+#include <linux/types.h>
+
+struct stackdepot_lf;
+
+/**
+ * typedef stackdepot_lf_id_t - generation-tagged id of a stack in a depot
+ *
+ * The low %STACKDEPOT_LF_ID_INDEX_BITS bits locate the record, the high
+ * %STACKDEPOT_LF_ID_GEN_BITS bits hold the generation tag (never 0), so 0 is
+ * never a valid id. The value is opaque apart from stackdepot_lf_id_gen().
+ */
+typedef u32 __bitwise stackdepot_lf_id_t;
+
+#define STACKDEPOT_LF_ID_INDEX_BITS	20
+#define STACKDEPOT_LF_ID_GEN_BITS	(32 - STACKDEPOT_LF_ID_INDEX_BITS)
+/* Generation tags run from 1 to this value, then wrap to 1. */
+#define STACKDEPOT_LF_GEN_MAX		((1U << STACKDEPOT_LF_ID_GEN_BITS) - 1)
+
+/* Limits of struct stackdepot_lf_params; see stackdepot_lf_create(). */
+#define STACKDEPOT_LF_MIN_RECORDS	16U
+#define STACKDEPOT_LF_MAX_RECORDS	(1U << (STACKDEPOT_LF_ID_INDEX_BITS - 1))
+#define STACKDEPOT_LF_MAX_DEPTH		256U
+#define STACKDEPOT_LF_MAX_PROBE		128U
+#define STACKDEPOT_LF_DEFAULT_PROBE	32U
+/* Bytes of arena a record of @depth frames takes. */
+#define STACKDEPOT_LF_RECORD_SIZE(depth) \
+	(8 + (depth) * sizeof(unsigned long))
+
+/* Flags for struct stackdepot_lf_params.flags */
+/* Count the get_id calls that returned each record (see stackdepot_lf_info). */
+#define STACKDEPOT_LF_COUNT_REFS	0x1U
+
+/**
+ * struct stackdepot_lf_params - capacity and behaviour of a depot
+ * @max_records: maximum number of distinct stacks per generation,
+ *	%STACKDEPOT_LF_MIN_RECORDS to %STACKDEPOT_LF_MAX_RECORDS. The hash
+ *	table gets at least twice as many slots, rounded up to a power of two.
+ * @arena_size: bytes for the records themselves; each record takes
+ *	STACKDEPOT_LF_RECORD_SIZE(depth). At least one record of @max_depth
+ *	must fit; at most 4 GiB.
+ * @max_depth: deepest stack accepted, 1 to %STACKDEPOT_LF_MAX_DEPTH.
+ *	Deeper stacks are refused with -E2BIG, never truncated.
+ * @max_probe: slots examined before an insert gives up with -ENOSPC,
+ *	0 for %STACKDEPOT_LF_DEFAULT_PROBE, at most %STACKDEPOT_LF_MAX_PROBE.
+ * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
+ * @hash: hash function, NULL for the built-in one. Meant for tests that
+ *	need collisions; it must be callable from any context.
+ */
+struct stackdepot_lf_params {
+	unsigned int max_records;
+	size_t arena_size;
+	unsigned int max_depth;
+	unsigned int max_probe;
+	unsigned int flags;
+	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
+};
+
+/**
+ * struct stackdepot_lf_info - what lookup and iteration report of a record
+ * @id: the record's id in the current generation
+ * @depth: number of frames in the record
+ * @refs: get_id calls that returned @id (0 without %STACKDEPOT_LF_COUNT_REFS)
+ */
+struct stackdepot_lf_info {
+	stackdepot_lf_id_t id;
+	unsigned int depth;
+	unsigned int refs;
+};
+
+/**
+ * struct stackdepot_lf_stats - counters of a depot
+ * @generation: current generation tag (1 to %STACKDEPOT_LF_GEN_MAX)
+ * @resetting: 1 while a reset is in progress
+ * @records: records in the current generation
+ * @max_records: capacity in records
+ * @table_slots: hash table slots
+ * @max_depth: deepest stack accepted
+ * @arena_used: arena bytes taken in the current generation, including
+ *	@arena_lost
+ * @arena_lost: arena bytes taken by inserts that lost a race and could not
+ *	be given back in the current generation
+ * @arena_size: arena capacity in bytes
+ * @mem_total: bytes allocated by the depot (arena, table, counters)
+ * @hits: get_id calls that found the stack already stored (lifetime)
+ * @inserts: get_id calls that stored a new stack (lifetime)
+ * @lost_races: hits that happened after building a record because another
+ *	caller published the same stack first (included in @hits)
+ * @drops_full: get_id calls refused because the arena or the record
+ *	budget was exhausted (-ENOSPC)
+ * @drops_probe: get_id calls refused because @max_probe slots were in use
+ *	(-ENOSPC)
+ * @drops_too_deep: get_id calls refused with -E2BIG
+ * @drops_busy: get_id calls refused with -EBUSY during a reset
+ * @resets: completed resets
+ *
+ * Every get_id call on a valid depot with a non-zero @nr_entries is counted
+ * exactly once in @hits, @inserts or one of the @drops_* counters. The
+ * lifetime counters are sums of per-CPU counters read without stopping
+ * writers, so they may lag concurrent calls.
+ */
+struct stackdepot_lf_stats {
+	u32 generation;
+	u32 resetting;
+	u32 records;
+	u32 max_records;
+	u32 table_slots;
+	u32 max_depth;
+	u64 arena_used;
+	u64 arena_lost;
+	u64 arena_size;
+	u64 mem_total;
+	u64 hits;
+	u64 inserts;
+	u64 lost_races;
+	u64 drops_full;
+	u64 drops_probe;
+	u64 drops_too_deep;
+	u64 drops_busy;
+	u64 resets;
+};
+
+/**
+ * struct stackdepot_lf_iter - cursor over the records of one generation
+ * @depot: the depot being walked
+ * @state: generation state the walk started in
+ * @pos: next hash table slot to examine
+ *
+ * Initialise with stackdepot_lf_iter_start(); the fields are private.
+ */
+struct stackdepot_lf_iter {
+	struct stackdepot_lf *depot;
+	u32 state;
+	u32 pos;
+};
+
+/**
+ * stackdepot_lf_id_to_u32() - raw value of an id, for storage or export
+ * @id: the id
+ *
+ * Return: @id as a plain integer.
+ */
+static inline u32 stackdepot_lf_id_to_u32(stackdepot_lf_id_t id)
+{
+	return (__force u32)id;
+}
+
+/**
+ * stackdepot_lf_u32_to_id() - id from a raw value saved earlier
+ * @val: a value returned by stackdepot_lf_id_to_u32(), or any u32
+ *
+ * Return: the id; lookup rejects values that are not ids of the current
+ * generation.
+ */
+static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
+{
+	return (__force stackdepot_lf_id_t)val;
+}
+
+/**
+ * stackdepot_lf_id_gen() - generation tag an id was issued in
+ * @id: the id
+ *
+ * Return: the tag, 1 to %STACKDEPOT_LF_GEN_MAX for a valid id.
+ */
+static inline u32 stackdepot_lf_id_gen(stackdepot_lf_id_t id)
+{
+	return (__force u32)id >> STACKDEPOT_LF_ID_INDEX_BITS;
+}
+
+#ifdef CONFIG_STACKDEPOT_LF
+
+/**
+ * stackdepot_lf_create() - allocate an empty depot
+ * @params: capacity; see struct stackdepot_lf_params for the ranges
+ *
+ * All the memory the depot will ever use is allocated here.
+ *
+ * Context: Process context; may sleep.
+ * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range, or
+ * ERR_PTR(-ENOMEM).
+ */
+struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *params);
+
+/**
+ * stackdepot_lf_destroy() - free a depot
+ * @depot: the depot, or NULL
+ *
+ * The caller guarantees that no other function is running on @depot and
+ * that none will be called on it afterwards.
+ *
+ * Context: Process context; may sleep.
+ */
+void stackdepot_lf_destroy(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_get_id() - id of a stack, storing the stack if it is new
+ * @depot: the depot
+ * @entries: return addresses, innermost first
+ * @nr_entries: number of entries
+ * @id: where to store the id on success
+ *
+ * Equal stacks get equal ids and different stacks different ids within a
+ * generation, even when several CPUs insert the same new stack at once.
+ * Lock-free: the call completes in a bounded number of its own steps unless
+ * other callers keep winning the same arena allocation race.
+ *
+ * Context: Any context, including NMI and hard IRQ with interrupts off.
+ * Never sleeps, never allocates.
+ * Return: 0 and *@id set on success; -EINVAL if @depot is NULL or
+ * @nr_entries is 0; -E2BIG if @nr_entries exceeds the depot's max depth;
+ * -ENOSPC if the depot is full or all probed slots are taken; -EBUSY while a
+ * reset is in progress. On error *@id is left untouched.
+ */
+int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
+				      const unsigned long *entries,
+				      unsigned int nr_entries,
+				      stackdepot_lf_id_t *id);
+
+/**
+ * stackdepot_lf_lookup() - copy out the stack an id stands for
+ * @depot: the depot
+ * @id: an id returned by stackdepot_lf_get_id()
+ * @entries: buffer for the stack, innermost first
+ * @size: capacity of @entries in entries
+ * @info: if not NULL, filled with the record's id, depth and ref count
+ *
+ * An id of another generation never resolves, even if its slot has been
+ * reused; a copy never mixes two generations.
+ *
+ * Context: Any context, including NMI.
+ * Return: the stack depth on success; -EINVAL if @depot is NULL or @id is
+ * not an id this depot could have issued; -ESTALE if @id is from another
+ * generation or a reset is in progress; -ENOENT if the current generation
+ * has no record at @id; -ENOSPC if @size is smaller than the depth (nothing
+ * is copied).
+ */
+int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
+			 unsigned long *entries, unsigned int size,
+			 struct stackdepot_lf_info *info);
+
+/**
+ * stackdepot_lf_reset() - empty the depot and start a new generation
+ * @depot: the depot
+ *
+ * New get_id calls fail with -EBUSY until the reset is complete; calls
+ * already running are waited for with synchronize_rcu(). Afterwards all
+ * ids issued before the reset resolve to -ESTALE. Concurrent resets are
+ * serialised.
+ *
+ * Context: Process context; sleeps.
+ */
+void stackdepot_lf_reset(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_iter_start() - begin a walk over the current generation
+ * @iter: the cursor to initialise
+ * @depot: the depot
+ *
+ * Context: Any context.
+ */
+void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
+			      struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_iter_next() - copy out the next record of a walk
+ * @iter: a cursor set up by stackdepot_lf_iter_start()
+ * @entries: buffer for the stack
+ * @size: capacity of @entries; the depot's max depth always suffices
+ * @info: filled with the record's id, depth and ref count
+ *
+ * A walk returns every record that existed when it started exactly once,
+ * and records added during the walk at most once. Calls of one walk may be
+ * spread over sleeps.
+ *
+ * Context: Any context.
+ * Return: the depth of the record copied; 0 at the end of the walk;
+ * -ESTALE if the depot was reset since stackdepot_lf_iter_start() (every
+ * later call returns -ESTALE too); -ENOSPC if @size is too small for the
+ * next record (the walk does not advance).
+ */
+int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
+			    unsigned long *entries, unsigned int size,
+			    struct stackdepot_lf_info *info);
+
+/**
+ * stackdepot_lf_stats() - read the depot's counters
+ * @depot: the depot
+ * @stats: filled in
+ *
+ * Context: Any context.
+ */
+void stackdepot_lf_stats(struct stackdepot_lf *depot,
+			 struct stackdepot_lf_stats *stats);
+
+/**
+ * stackdepot_lf_mem_size() - bytes stackdepot_lf_create() would allocate
+ * @params: capacity, as for stackdepot_lf_create()
+ *
+ * Context: Any context.
+ * Return: the number of bytes, or 0 if @params is out of range.
+ */
+size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
+
+#else /* !CONFIG_STACKDEPOT_LF */
+
+static inline struct stackdepot_lf *
+stackdepot_lf_create(const struct stackdepot_lf_params *params)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void stackdepot_lf_destroy(struct stackdepot_lf *depot) { }
+
+static inline int __must_check
+stackdepot_lf_get_id(struct stackdepot_lf *depot, const unsigned long *entries,
+		     unsigned int nr_entries, stackdepot_lf_id_t *id)
+{
+	return -EINVAL;
+}
+
+static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
+				       stackdepot_lf_id_t id,
+				       unsigned long *entries,
+				       unsigned int size,
+				       struct stackdepot_lf_info *info)
+{
+	return -EINVAL;
+}
+
+static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
+
+static inline void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
+					    struct stackdepot_lf *depot)
+{
+	iter->depot = depot;
+	iter->state = 0;
+	iter->pos = 0;
+}
+
+static inline int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
+					  unsigned long *entries,
+					  unsigned int size,
+					  struct stackdepot_lf_info *info)
+{
+	return 0;
+}
+
+static inline void stackdepot_lf_stats(struct stackdepot_lf *depot,
+				       struct stackdepot_lf_stats *stats)
+{
+	*stats = (struct stackdepot_lf_stats){ };
+}
+
+static inline size_t
+stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
+{
+	return 0;
+}
+
+#endif /* CONFIG_STACKDEPOT_LF */
+
+#endif /* _LINUX_STACKDEPOT_LF_H */

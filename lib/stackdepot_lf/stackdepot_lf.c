@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackdepot_lf - lock-free, generation-aware stack trace deduplication
+ *
+ * Layout
+ * ------
+ * A depot is an open-addressing hash table of u32 slots plus an arena of
+ * variable-length records (struct sdlf_record: an 8-byte header and the
+ * frames). A slot is 0 while empty; otherwise it holds the arena offset of
+ * its record in 8-byte units plus one. Within a generation a slot changes at
+ * most once, from 0 to its record, and a published record never changes, so
+ * readers need no retry loop. An id is the generation tag above the slot
+ * index; lookup goes straight to the slot.
+ *
+ * Coding conventions in this file: @depot is the depot, @val a slot value,
+ * @pos a slot index, @state the generation state word (tag << 1 | busy bit).
+ *
+ * Ordering guarantees
+ * -------------------
+ * - Publication: an inserter allocates arena space, writes the whole record
+ *   with plain stores, then publishes it with cmpxchg_release() on an empty
+ *   slot. Every reader loads slots with smp_load_acquire(), so a record is
+ *   complete before anyone can reach it. A half-built record is reachable by
+ *   nobody; there is no "claimed but empty" slot state.
+ * - Generations: get_id, lookup and every step of an iteration run inside
+ *   sdlf_read_lock() and start with smp_load_acquire() of @state. Reset
+ *   sets the busy bit, waits for all read sections with sdlf_synchronize(),
+ *   clears the table and arena with no reader or writer left that saw the
+ *   old generation, and publishes the next tag with smp_store_release().
+ *   Hence a caller that sees a generation sees that generation's table,
+ *   and nobody observes a record while it is cleared or rewritten.
+ * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics kept apart
+ *   from the records so that the hit path does not dirty the cache lines
+ *   that other CPUs compare against.
+ * - Statistics are per-CPU counters summed without synchronisation.
+ *
+ * Progress guarantees
+ * -------------------
+ * - get_id is lock-free: it probes at most @max_probe slots, and its only
+ *   loops that can repeat are the compare-and-swap loops reserving a record
+ *   and arena space, which fail only when another caller succeeded.
+ * - lookup is wait-free. An iteration step is wait-free, bounded by the
+ *   table size.
+ * - reset blocks: it takes a mutex and waits for an RCU grace period. It
+ *   never waits for a get_id caller beyond that caller's bounded section.
+ */
+
+#include "stackdepot_lf_internal.h"
+
+#define SDLF_BUSY		1U
+/* Iterator state of a walk that saw a reset; odd, so never a live state */
+#define SDLF_ITER_STALE		U32_MAX
+#define SDLF_INDEX_MASK		((1U << STACKDEPOT_LF_ID_INDEX_BITS) - 1)
+#define SDLF_GRANULE		8U
+/* Arena offsets are stored in 8-byte units in a u32 slot */
+#define SDLF_MAX_ARENA		((size_t)U32_MAX + 1)
+
+struct sdlf_record {
+	u32 hash;
+	u16 depth;
+	u16 reserved;
+	unsigned long entries[];
+};
+
+struct sdlf_pcpu_stats {
+	unsigned long hits;
+	unsigned long inserts;
+	unsigned long lost_races;
+	unsigned long drops_full;
+	unsigned long drops_probe;
+	unsigned long drops_too_deep;
+	unsigned long drops_busy;
+};
+
+struct stackdepot_lf {
+	/* Read-mostly: set at create, @state changes only on reset. */
+	u32 state;
+	u32 slot_mask;
+	u32 max_records;
+	u32 max_depth;
+	u32 max_probe;
+	u32 flags;
+	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
+	u32 *slots;
+	atomic_t *refs;
+	u8 *arena;
+	size_t arena_size;
+	size_t mem_total;
+	struct sdlf_pcpu_stats __percpu *pcpu;
+
+	/* Written by inserts only, on its own cache line. */
+	atomic_t nr_records ____cacheline_aligned;
+	atomic_long_t arena_used;
+	atomic_long_t arena_lost;
+
+	/* Reset side. */
+	struct mutex reset_lock ____cacheline_aligned;
+	unsigned long resets;
+};
+
+static __always_inline void sdlf_count(unsigned long __percpu *counter)
+{
+	this_cpu_inc(*counter);
+}
+
+
+static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
+{
+	u64 h = 0x9e3779b97f4a7c15ULL ^ nr_entries;
+	unsigned int i;
+
+	for (i = 0; i < nr_entries; i++) {
+		h ^= (u64)entries[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return (u32)(h ^ (h >> 29));
+}
+
+static inline struct sdlf_record *sdlf_record(struct stackdepot_lf *depot,
+					      u32 val)
+{
+	return (struct sdlf_record *)(depot->arena +
+				      (size_t)(val - 1) * SDLF_GRANULE);
+}
+
+static inline size_t sdlf_record_size(unsigned int depth)
+{
+	return ALIGN(STACKDEPOT_LF_RECORD_SIZE(depth), SDLF_GRANULE);
+}
+
+static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
+{
+	return stackdepot_lf_u32_to_id((state >> 1) << STACKDEPOT_LF_ID_INDEX_BITS |
+				       pos);
+}
+
+static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
+			      const unsigned long *entries,
+			      unsigned int nr_entries)
+{
+	return rec->hash == hash && rec->depth == nr_entries &&
+	       !memcmp(rec->entries, entries, nr_entries * sizeof(*entries));
+}
+
+/*
+ * Reserve one record of the budget and arena space for it, then fill it in.
+ * Returns the slot value that will publish it, or 0 if the depot is full.
+ * Nothing here needs ordering: the record becomes reachable only through
+ * the cmpxchg_release() in stackdepot_lf_get_id().
+ */
+static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
+			     const unsigned long *entries,
+			     unsigned int nr_entries)
+{
+	size_t size = sdlf_record_size(nr_entries);
+	struct sdlf_record *rec;
+	long used;
+	int nr;
+
+	nr = atomic_read(&depot->nr_records);
+	do {
+		if ((u32)nr >= depot->max_records)
+			return 0;
+	} while (!atomic_try_cmpxchg_relaxed(&depot->nr_records, &nr, nr + 1));
+
+	used = atomic_long_read(&depot->arena_used);
+	do {
+		if (size > depot->arena_size - used) {
+			atomic_dec(&depot->nr_records);
+			return 0;
+		}
+	} while (!atomic_long_try_cmpxchg_relaxed(&depot->arena_used, &used,
+						  used + size));
+
+	rec = (struct sdlf_record *)(depot->arena + used);
+	rec->hash = hash;
+	rec->depth = nr_entries;
+	rec->reserved = 0;
+	memcpy(rec->entries, entries, nr_entries * sizeof(*entries));
+	return used / SDLF_GRANULE + 1;
+}
+
+/*
+ * Give back a record that lost its race and was never published. Its arena
+ * space is returned if nobody allocated after it, and accounted as lost
+ * otherwise.
+ */
+static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
+{
+	struct sdlf_record *rec = sdlf_record(depot, val);
+	long start = (long)(val - 1) * SDLF_GRANULE;
+	long end = start + sdlf_record_size(rec->depth);
+
+	if (!atomic_long_try_cmpxchg_relaxed(&depot->arena_used, &end, start))
+		atomic_long_add(end - start, &depot->arena_lost);
+	atomic_dec(&depot->nr_records);
+}
+
+int stackdepot_lf_get_id(struct stackdepot_lf *depot,
+			 const unsigned long *entries, unsigned int nr_entries,
+			 stackdepot_lf_id_t *id)
+{
+	u32 hash, state, pos, val, new_val = 0;
+	unsigned int i;
+	int ret;
+
+	if (unlikely(!depot || !nr_entries))
+		return -EINVAL;
+	if (unlikely(nr_entries > depot->max_depth)) {
+		sdlf_count(&depot->pcpu->drops_too_deep);
+		return -E2BIG;
+	}
+	hash = depot->hash ? depot->hash(entries, nr_entries) :
+			     sdlf_hash(entries, nr_entries);
+
+	sdlf_read_lock();
+	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	state = smp_load_acquire(&depot->state);
+	if (unlikely(state & SDLF_BUSY)) {
+		sdlf_count(&depot->pcpu->drops_busy);
+		ret = -EBUSY;
+		goto out;
+	}
+
+	pos = hash & depot->slot_mask;
+	for (i = 0; i < depot->max_probe; i++, pos = (pos + 1) & depot->slot_mask) {
+		/* Pairs with cmpxchg_release() below: the record is complete. */
+		val = smp_load_acquire(&depot->slots[pos]);
+		if (!val) {
+			if (!new_val) {
+				new_val = sdlf_record_build(depot, hash, entries,
+							    nr_entries);
+				if (!new_val) {
+					sdlf_count(&depot->pcpu->drops_full);
+					ret = -ENOSPC;
+					goto out;
+				}
+			}
+			/*
+			 * Publish the record written by sdlf_record_build().
+			 * Pairs with the smp_load_acquire() of slots in the
+			 * probe loop, lookup and iteration.
+			 */
+			if (cmpxchg_release(&depot->slots[pos], 0, new_val) == 0) {
+				/* Hitters may already count it: add, not set. */
+				if (depot->refs)
+					atomic_inc(&depot->refs[pos]);
+				sdlf_count(&depot->pcpu->inserts);
+				*id = sdlf_make_id(state, pos);
+				new_val = 0;
+				ret = 0;
+				goto out;
+			}
+			/*
+			 * Another caller filled the slot. A failed cmpxchg is
+			 * unordered, so load it again; pairs with the
+			 * cmpxchg_release() that filled it.
+			 */
+			val = smp_load_acquire(&depot->slots[pos]);
+		}
+		if (sdlf_record_match(sdlf_record(depot, val), hash, entries,
+				      nr_entries)) {
+			if (depot->refs)
+				atomic_inc(&depot->refs[pos]);
+			sdlf_count(&depot->pcpu->hits);
+			if (new_val)
+				sdlf_count(&depot->pcpu->lost_races);
+			*id = sdlf_make_id(state, pos);
+			ret = 0;
+			goto out;
+		}
+	}
+	sdlf_count(&depot->pcpu->drops_probe);
+	ret = -ENOSPC;
+out:
+	if (new_val)
+		sdlf_record_discard(depot, new_val);
+	sdlf_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_get_id);
+
+/* Copy out the record in slot @pos; called in a read section. */
+static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
+		     unsigned long *entries, unsigned int size,
+		     struct stackdepot_lf_info *info)
+{
+	const struct sdlf_record *rec = sdlf_record(depot, val);
+	unsigned int depth = rec->depth;
+
+	if (depth > size)
+		return -ENOSPC;
+	memcpy(entries, rec->entries, depth * sizeof(*entries));
+	if (info) {
+		info->id = sdlf_make_id(state, pos);
+		info->depth = depth;
+		info->refs = depot->refs ? atomic_read(&depot->refs[pos]) : 0;
+	}
+	return depth;
+}
+
+int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
+			 unsigned long *entries, unsigned int size,
+			 struct stackdepot_lf_info *info)
+{
+	u32 raw = stackdepot_lf_id_to_u32(id);
+	u32 pos = raw & SDLF_INDEX_MASK;
+	u32 state, val;
+	int ret;
+
+	if (!depot || !stackdepot_lf_id_gen(id) || pos > depot->slot_mask)
+		return -EINVAL;
+
+	sdlf_read_lock();
+	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	state = smp_load_acquire(&depot->state);
+	if ((state & SDLF_BUSY) || (state >> 1) != stackdepot_lf_id_gen(id)) {
+		ret = -ESTALE;
+		goto out;
+	}
+	/* Pairs with cmpxchg_release() in stackdepot_lf_get_id(). */
+	val = smp_load_acquire(&depot->slots[pos]);
+	ret = val ? sdlf_copy(depot, state, pos, val, entries, size, info) :
+		    -ENOENT;
+out:
+	sdlf_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_lookup);
+
+static u32 sdlf_next_gen(u32 gen)
+{
+	return gen >= STACKDEPOT_LF_GEN_MAX ? 1 : gen + 1;
+}
+
+void stackdepot_lf_reset(struct stackdepot_lf *depot)
+{
+	u32 state;
+
+	if (!depot)
+		return;
+
+	mutex_lock(&depot->reset_lock);
+	/* Only resets write ->state, and they hold reset_lock. */
+	state = depot->state;
+	/* Pairs with smp_load_acquire() of ->state: new callers back off. */
+	WRITE_ONCE(depot->state, state | SDLF_BUSY);
+	/*
+	 * Wait for every get_id, lookup and iteration step that may have seen
+	 * the old generation; later ones see the busy bit and touch nothing.
+	 */
+	sdlf_synchronize();
+
+	memset(depot->slots, 0, (size_t)(depot->slot_mask + 1) * sizeof(u32));
+	if (depot->refs)
+		memset(depot->refs, 0,
+		       (size_t)(depot->slot_mask + 1) * sizeof(atomic_t));
+	atomic_set(&depot->nr_records, 0);
+	atomic_long_set(&depot->arena_used, 0);
+	atomic_long_set(&depot->arena_lost, 0);
+	/* Pairs with READ_ONCE() in stackdepot_lf_stats(). */
+	WRITE_ONCE(depot->resets, depot->resets + 1);
+
+	/*
+	 * Pairs with smp_load_acquire() of ->state: whoever sees the new
+	 * generation sees the cleared table and counters.
+	 */
+	smp_store_release(&depot->state, sdlf_next_gen(state >> 1) << 1);
+	mutex_unlock(&depot->reset_lock);
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
+
+void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
+			      struct stackdepot_lf *depot)
+{
+	iter->depot = depot;
+	iter->pos = 0;
+	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	iter->state = depot ? smp_load_acquire(&depot->state) : SDLF_ITER_STALE;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_iter_start);
+
+int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
+			    unsigned long *entries, unsigned int size,
+			    struct stackdepot_lf_info *info)
+{
+	struct stackdepot_lf *depot = iter->depot;
+	u32 val;
+	int ret = 0;
+
+	if (!depot)
+		return -EINVAL;
+	if (iter->state & SDLF_BUSY)
+		return -ESTALE;
+
+	sdlf_read_lock();
+	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	if (smp_load_acquire(&depot->state) != iter->state) {
+		iter->state = SDLF_ITER_STALE;
+		ret = -ESTALE;
+		goto out;
+	}
+	for (; iter->pos <= depot->slot_mask; iter->pos++) {
+		/* Pairs with cmpxchg_release() in stackdepot_lf_get_id(). */
+		val = smp_load_acquire(&depot->slots[iter->pos]);
+		if (!val)
+			continue;
+		ret = sdlf_copy(depot, iter->state, iter->pos, val, entries,
+				size, info);
+		if (ret > 0)
+			iter->pos++;
+		break;
+	}
+out:
+	sdlf_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_iter_next);
+
+void stackdepot_lf_stats(struct stackdepot_lf *depot,
+			 struct stackdepot_lf_stats *stats)
+{
+	unsigned int cpu;
+	u32 state;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!depot)
+		return;
+
+	/* Pairs with the stores to ->state in stackdepot_lf_reset(). */
+	state = READ_ONCE(depot->state);
+	stats->generation = state >> 1;
+	stats->resetting = state & SDLF_BUSY;
+	stats->records = atomic_read(&depot->nr_records);
+	stats->max_records = depot->max_records;
+	stats->table_slots = depot->slot_mask + 1;
+	stats->max_depth = depot->max_depth;
+	stats->arena_used = atomic_long_read(&depot->arena_used);
+	stats->arena_lost = atomic_long_read(&depot->arena_lost);
+	stats->arena_size = depot->arena_size;
+	stats->mem_total = depot->mem_total;
+	/* Pairs with WRITE_ONCE() in stackdepot_lf_reset(). */
+	stats->resets = READ_ONCE(depot->resets);
+
+	for_each_possible_cpu(cpu) {
+		const struct sdlf_pcpu_stats *pcpu = per_cpu_ptr(depot->pcpu, cpu);
+
+		/* Pairs with this_cpu_inc() in sdlf_count(); may lag. */
+		stats->hits += READ_ONCE(pcpu->hits);
+		stats->inserts += READ_ONCE(pcpu->inserts);
+		stats->lost_races += READ_ONCE(pcpu->lost_races);
+		stats->drops_full += READ_ONCE(pcpu->drops_full);
+		stats->drops_probe += READ_ONCE(pcpu->drops_probe);
+		stats->drops_too_deep += READ_ONCE(pcpu->drops_too_deep);
+		stats->drops_busy += READ_ONCE(pcpu->drops_busy);
+	}
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_stats);
+
+/* Table slots for @params, or 0 if @params is out of range. */
+static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
+{
+	if (!params ||
+	    params->max_records < STACKDEPOT_LF_MIN_RECORDS ||
+	    params->max_records > STACKDEPOT_LF_MAX_RECORDS ||
+	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
+	    params->max_probe > STACKDEPOT_LF_MAX_PROBE ||
+	    params->flags & ~STACKDEPOT_LF_COUNT_REFS ||
+	    params->arena_size < sdlf_record_size(params->max_depth) ||
+	    params->arena_size > SDLF_MAX_ARENA - SDLF_GRANULE)
+		return 0;
+	return roundup_pow_of_two(2 * params->max_records);
+}
+
+static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
+			    u32 slots)
+{
+	size_t size = sizeof(struct stackdepot_lf) + params->arena_size +
+		      (size_t)slots * sizeof(u32) +
+		      (size_t)nr_cpu_ids * sizeof(struct sdlf_pcpu_stats);
+
+	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
+		size += (size_t)slots * sizeof(atomic_t);
+	return size;
+}
+
+size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
+{
+	u32 slots = sdlf_check_params(params);
+
+	return slots ? sdlf_mem_size(params, slots) : 0;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
+
+struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *params)
+{
+	u32 slots = sdlf_check_params(params);
+	struct stackdepot_lf *depot;
+
+	if (!slots)
+		return ERR_PTR(-EINVAL);
+
+	depot = kzalloc(sizeof(*depot), GFP_KERNEL);
+	if (!depot)
+		return ERR_PTR(-ENOMEM);
+
+	depot->state = 1 << 1;
+	depot->slot_mask = slots - 1;
+	depot->max_records = params->max_records;
+	depot->max_depth = params->max_depth;
+	depot->max_probe = min(params->max_probe ?: STACKDEPOT_LF_DEFAULT_PROBE,
+			       slots);
+	depot->flags = params->flags;
+	depot->hash = params->hash;
+	depot->arena_size = ALIGN_DOWN(params->arena_size, SDLF_GRANULE);
+	depot->mem_total = sdlf_mem_size(params, slots);
+	mutex_init(&depot->reset_lock);
+
+	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
+	depot->arena = vmalloc(depot->arena_size);
+	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
+	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
+		depot->refs = kvcalloc(slots, sizeof(atomic_t), GFP_KERNEL);
+	if (!depot->slots || !depot->arena || !depot->pcpu ||
+	    (params->flags & STACKDEPOT_LF_COUNT_REFS && !depot->refs)) {
+		stackdepot_lf_destroy(depot);
+		return ERR_PTR(-ENOMEM);
+	}
+	return depot;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_create);
+
+void stackdepot_lf_destroy(struct stackdepot_lf *depot)
+{
+	if (!depot)
+		return;
+	free_percpu(depot->pcpu);
+	kvfree(depot->refs);
+	vfree(depot->arena);
+	kvfree(depot->slots);
+	mutex_destroy(&depot->reset_lock);
+	kfree(depot);
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_destroy);

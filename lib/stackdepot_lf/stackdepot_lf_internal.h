@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel facilities stackdepot_lf.c uses, in one place.
+ *
+ * stackdepot_lf.c includes nothing but this header, so that the userspace
+ * harness in tools/testing/stackdepot_lf/ can compile the very same source
+ * against its own version of it: the harness defines
+ * _LIB_STACKDEPOT_LF_INTERNAL_H first and provides the same names (atomics,
+ * acquire/release, RCU-sched read side and grace periods, per-CPU counters,
+ * vmalloc/kvmalloc, mutexes) on top of C11 atomics and liburcu.
+ */
+#ifndef _LIB_STACKDEPOT_LF_INTERNAL_H
+#define _LIB_STACKDEPOT_LF_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/stackdepot_lf.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+/*
+ * The read side that stackdepot_lf_reset() waits for. It must be usable in
+ * NMI context and from inside the function tracer, hence the sched flavour
+ * (preemption disabled) without tracing. synchronize_rcu() waits for such
+ * sections since the RCU flavours were consolidated.
+ */
+static __always_inline void sdlf_read_lock(void)
+{
+	rcu_read_lock_sched_notrace();
+}
+
+static __always_inline void sdlf_read_unlock(void)
+{
+	rcu_read_unlock_sched_notrace();
+}
+
+static inline void sdlf_synchronize(void)
+{
+	synchronize_rcu();
+}
+
+#endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */
