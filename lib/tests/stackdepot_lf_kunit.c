@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the lock-free stack depot.
+ *
+ * Stacks are synthetic: make_stack() derives every frame from a stack
+ * number, so a test can rebuild the stack any id should resolve to.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/stackdepot_lf.h>
+#include <linux/vmalloc.h>
+
+#define TEST_DEPTH	32
+
+static void make_stack(unsigned long *entries, unsigned int depth, u32 nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < depth; i++)
+		entries[i] = 0x81000000UL + ((unsigned long)nr << 12) +
+			     i * 16 + (depth & 0xf);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(destroy_action, stackdepot_lf_destroy,
+			    struct stackdepot_lf *);
+KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
+
+/* Scratch buffers of the test thread (never of the stress kthreads). */
+static unsigned long want_buf[STACKDEPOT_LF_MAX_DEPTH];
+static unsigned long got_buf[STACKDEPOT_LF_MAX_DEPTH];
+
+static struct stackdepot_lf *create_depot(struct kunit *test,
+					  const struct stackdepot_lf_params *p)
+{
+	struct stackdepot_lf *depot = stackdepot_lf_create(p);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	return depot;
+}
+
+static struct stackdepot_lf *create_default(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.arena_size = 1024 * STACKDEPOT_LF_RECORD_SIZE(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+
+	return create_depot(test, &p);
+}
+
+/* Get the id of synthetic stack @nr of @depth frames; asserts success. */
+static stackdepot_lf_id_t get_id(struct kunit *test, struct stackdepot_lf *depot,
+				 unsigned int depth, u32 nr)
+{
+	stackdepot_lf_id_t id = 0;
+
+	make_stack(want_buf, depth, nr);
+	KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, depth, &id));
+	KUNIT_EXPECT_NE(test, 0U, stackdepot_lf_id_to_u32(id));
+	return id;
+}
+
+/* Assert that @id resolves to synthetic stack @nr of @depth frames. */
+static void expect_resolves(struct kunit *test, struct stackdepot_lf *depot,
+			    stackdepot_lf_id_t id, unsigned int depth, u32 nr)
+{
+	struct stackdepot_lf_info info;
+
+	make_stack(want_buf, depth, nr);
+	KUNIT_ASSERT_EQ(test, (int)depth,
+			stackdepot_lf_lookup(depot, id, got_buf,
+					     ARRAY_SIZE(got_buf), &info));
+	KUNIT_EXPECT_MEMEQ(test, got_buf, want_buf, depth * sizeof(*want_buf));
+	KUNIT_EXPECT_EQ(test, info.depth, depth);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(info.id),
+			stackdepot_lf_id_to_u32(id));
+}
+
+static void test_round_trip(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+
+	id = get_id(test, depot, 12, 1);
+	expect_resolves(test, depot, id, 12, 1);
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 1U);
+	KUNIT_EXPECT_EQ(test, stats.inserts, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.generation, 1U);
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			(u64)STACKDEPOT_LF_RECORD_SIZE(12));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 1U);
+}
+
+static void test_same_and_different(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t a, b, c, d, e;
+	struct stackdepot_lf_info info;
+
+	a = get_id(test, depot, 16, 7);
+	b = get_id(test, depot, 16, 7);
+	c = get_id(test, depot, 16, 8);
+	/* A prefix of stack 7 is a different stack. */
+	make_stack(entries, 16, 7);
+	KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id(depot, entries, 15, &d));
+	/* So is stack 7 with one frame changed. */
+	entries[9] ^= 0x40;
+	KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id(depot, entries, 16, &e));
+
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(b));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(c));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(d));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(e));
+	expect_resolves(test, depot, a, 16, 7);
+	expect_resolves(test, depot, c, 16, 8);
+	KUNIT_EXPECT_EQ(test, 15, stackdepot_lf_lookup(depot, d, entries,
+						       TEST_DEPTH, &info));
+
+	/* Two get_id calls returned a: ref 2. */
+	KUNIT_EXPECT_EQ(test, 16, stackdepot_lf_lookup(depot, a, entries,
+						       TEST_DEPTH, &info));
+	KUNIT_EXPECT_EQ(test, info.refs, 2U);
+}
+
+static void test_depth_limits(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH + 1];
+	stackdepot_lf_id_t id, untouched = stackdepot_lf_u32_to_id(0x1234);
+	struct stackdepot_lf_stats stats;
+
+	id = get_id(test, depot, 1, 3);
+	expect_resolves(test, depot, id, 1, 3);
+	id = get_id(test, depot, TEST_DEPTH, 3);
+	expect_resolves(test, depot, id, TEST_DEPTH, 3);
+
+	/* Too deep: refused, never truncated, *id untouched. */
+	make_stack(entries, TEST_DEPTH + 1, 3);
+	id = untouched;
+	KUNIT_EXPECT_EQ(test, -E2BIG, stackdepot_lf_get_id(depot, entries,
+							   TEST_DEPTH + 1, &id));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id), 0x1234U);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_too_deep, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 2U);
+}
+
+static void test_invalid(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id, good;
+	u32 raw;
+
+	make_stack(entries, 4, 1);
+	KUNIT_EXPECT_EQ(test, -EINVAL, stackdepot_lf_get_id(NULL, entries, 4, &id));
+	KUNIT_EXPECT_EQ(test, -EINVAL, stackdepot_lf_get_id(depot, entries, 0, &id));
+	KUNIT_EXPECT_EQ(test, -EINVAL, stackdepot_lf_lookup(NULL, id, entries,
+							    TEST_DEPTH, NULL));
+	/* 0 is never an id; neither is an index beyond the table. */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(0),
+					     entries, TEST_DEPTH, NULL));
+	raw = (1U << STACKDEPOT_LF_ID_INDEX_BITS) | (4096 - 1);
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+					     entries, TEST_DEPTH, NULL));
+
+	good = get_id(test, depot, 8, 1);
+	/* A free slot of the current generation: no such record. */
+	raw = stackdepot_lf_id_to_u32(good) ^ 1;
+	KUNIT_EXPECT_EQ(test, -ENOENT,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+					     entries, TEST_DEPTH, NULL));
+	/* The right slot with another generation's tag. */
+	raw = stackdepot_lf_id_to_u32(good) + (1U << STACKDEPOT_LF_ID_INDEX_BITS);
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+					     entries, TEST_DEPTH, NULL));
+	/* Buffer too small: nothing copied. */
+	memset(entries, 0, sizeof(entries));
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_lookup(depot, good, entries, 7, NULL));
+	KUNIT_EXPECT_EQ(test, entries[0], 0UL);
+
+	/* Invalid calls on a depot are not counted as get_id calls. */
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts, 1ULL);
+}
+
+struct param_case {
+	const char *desc;
+	struct stackdepot_lf_params p;
+	int err;
+};
+
+#define RS(depth)	STACKDEPOT_LF_RECORD_SIZE(depth)
+
+static const struct param_case param_cases[] = {
+	{ "minimum", { 16, RS(1), 1, 0, 0, NULL }, 0 },
+	{ "odd sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL }, 0 },
+	{ "max depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL }, 0 },
+	{ "too few records", { 15, RS(8) * 16, 8, 0, 0, NULL }, -EINVAL },
+	{ "too many records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL },
+	  -EINVAL },
+	{ "zero depth", { 64, RS(8) * 16, 0, 0, 0, NULL }, -EINVAL },
+	{ "depth too big", { 64, RS(300) * 16, 257, 0, 0, NULL }, -EINVAL },
+	{ "arena below one record", { 64, RS(8) - 1, 8, 0, 0, NULL }, -EINVAL },
+	{ "probe too long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
+	  -EINVAL },
+	{ "unknown flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(param_cases, param_cases, desc);
+
+static void test_create_params(struct kunit *test)
+{
+	const struct param_case *c = test->param_value;
+	struct stackdepot_lf *depot = stackdepot_lf_create(&c->p);
+
+	if (c->err) {
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(depot), (long)c->err);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&c->p), (size_t)0);
+		return;
+	}
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	kunit_add_action_or_reset(test, destroy_action, depot);
+	KUNIT_EXPECT_GE(test, stackdepot_lf_mem_size(&c->p), c->p.arena_size);
+	/* A depot of any valid size stores its deepest stack. */
+	expect_resolves(test, depot, get_id(test, depot, c->p.max_depth, 2),
+			c->p.max_depth, 2);
+}
+
+static u32 constant_hash(const unsigned long *entries, unsigned int nr_entries)
+{
+	return 42;
+}
+
+static void test_collisions(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 256,
+		.arena_size = 256 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.max_probe = 8,
+		.hash = constant_hash,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[8], id;
+	unsigned int i, j;
+
+	/* Every stack hashes alike: each still gets its own id and record. */
+	for (i = 0; i < 8; i++)
+		ids[i] = get_id(test, depot, 10, 100 + i);
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(ids[i]),
+					stackdepot_lf_id_to_u32(ids[j]));
+		expect_resolves(test, depot, ids[i], 10, 100 + i);
+		/* And the same stack still finds its own record. */
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[i]),
+				stackdepot_lf_id_to_u32(get_id(test, depot, 10,
+							       100 + i)));
+	}
+
+	/* The probe limit is reached: refused in bounded time, counted. */
+	make_stack(entries, 10, 200);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, 10, &id));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_probe, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 8U);
+	/* Nothing was left behind by the refused insert. */
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 8ULL * RS(10));
+	for (i = 0; i < 8; i++)
+		expect_resolves(test, depot, ids[i], 10, 100 + i);
+}
+
+static void test_fill_records(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 16,
+		.arena_size = 1024 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[16], id;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		ids[i] = get_id(test, depot, 6, i);
+	make_stack(entries, 6, 99);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, 6, &id));
+	/* Known stacks still hit when full. */
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[3]),
+			stackdepot_lf_id_to_u32(get_id(test, depot, 6, 3)));
+	for (i = 0; i < 16; i++)
+		expect_resolves(test, depot, ids[i], 6, i);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 16U);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.drops_probe, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits, 1ULL);
+}
+
+static void test_fill_arena(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = 3 * RS(20) + RS(4),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[3], id;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		ids[i] = get_id(test, depot, 20, i);
+	/* A deep stack no longer fits... */
+	make_stack(entries, 20, 50);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, 20, &id));
+	/* ...a short one still does: records are variable-length. */
+	id = get_id(test, depot, 4, 51);
+	expect_resolves(test, depot, id, 4, 51);
+	for (i = 0; i < 3; i++)
+		expect_resolves(test, depot, ids[i], 20, i);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, stats.arena_size);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 4U);
+}
+
+static void test_reset(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t old[4], id;
+	struct stackdepot_lf_stats stats;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		old[i] = get_id(test, depot, 9, i);
+	stackdepot_lf_reset(depot);
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.generation, 2U);
+	KUNIT_EXPECT_EQ(test, stats.records, 0U);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.resets, 1ULL);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, -ESTALE,
+				stackdepot_lf_lookup(depot, old[i], entries,
+						     TEST_DEPTH, NULL));
+
+	/*
+	 * Insert other stacks first so that the old slots are reused by
+	 * different stacks: the old ids must still not resolve to them.
+	 */
+	for (i = 0; i < 4; i++) {
+		id = get_id(test, depot, 9, 10 + i);
+		expect_resolves(test, depot, id, 9, 10 + i);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 2U);
+	}
+	id = get_id(test, depot, 9, 0);
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(old[0]));
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, -ESTALE,
+				stackdepot_lf_lookup(depot, old[i], entries,
+						     TEST_DEPTH, NULL));
+}
+
+static void test_generation_wrap(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t first, id;
+	struct stackdepot_lf_stats stats;
+	unsigned int i;
+
+	first = get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(first), 1U);
+
+	/* STACKDEPOT_LF_GEN_MAX - 1 resets reach the last tag... */
+	for (i = 1; i < STACKDEPOT_LF_GEN_MAX; i++) {
+		stackdepot_lf_reset(depot);
+		if (i % 512 == 0)
+			cond_resched();
+	}
+	id = get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(depot, first, entries,
+							    TEST_DEPTH, NULL));
+
+	/* ...and one more wraps to tag 1, skipping 0. */
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.generation, 1U);
+	KUNIT_EXPECT_EQ(test, stats.resets, (u64)STACKDEPOT_LF_GEN_MAX);
+	id = get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 1U);
+	expect_resolves(test, depot, id, 5, 1);
+}
+
+static void test_iterator(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	unsigned long entries[TEST_DEPTH], want[TEST_DEPTH];
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	stackdepot_lf_id_t ids[100];
+	unsigned int seen[100] = { };
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < 100; i++)
+		ids[i] = get_id(test, depot, 1 + i % TEST_DEPTH, i);
+
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH,
+					      &info)) > 0) {
+		for (i = 0; i < 100; i++)
+			if (stackdepot_lf_id_to_u32(ids[i]) ==
+			    stackdepot_lf_id_to_u32(info.id))
+				break;
+		KUNIT_ASSERT_LT(test, i, 100U);
+		seen[i]++;
+		n++;
+		KUNIT_EXPECT_EQ(test, ret, (int)(1 + i % TEST_DEPTH));
+		make_stack(want, ret, i);
+		KUNIT_EXPECT_MEMEQ(test, entries, want, ret * sizeof(*want));
+		KUNIT_EXPECT_EQ(test, info.refs, 1U);
+	}
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, n, 100U);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, seen[i], 1U);
+	/* A finished walk stays finished. */
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_iter_next(&iter, entries,
+							 TEST_DEPTH, &info));
+
+	/* A buffer too small for the next record does not advance the walk. */
+	stackdepot_lf_iter_start(&iter, depot);
+	KUNIT_EXPECT_EQ(test, -ENOSPC, stackdepot_lf_iter_next(&iter, entries,
+							       0, &info));
+	ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info);
+	KUNIT_EXPECT_GT(test, ret, 0);
+
+	/* A reset mid-walk: -ESTALE from then on, never the new generation. */
+	stackdepot_lf_reset(depot);
+	get_id(test, depot, 3, 1000);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_iter_next(&iter, entries,
+							       TEST_DEPTH, &info));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_iter_next(&iter, entries,
+							       TEST_DEPTH, &info));
+
+	/* A new walk sees exactly the new generation. */
+	stackdepot_lf_iter_start(&iter, depot);
+	KUNIT_EXPECT_EQ(test, 3, stackdepot_lf_iter_next(&iter, entries,
+							 TEST_DEPTH, &info));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(info.id), 2U);
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_iter_next(&iter, entries,
+							 TEST_DEPTH, &info));
+}
+
+static void test_stats_add_up(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 32,
+		.arena_size = 32 * RS(16),
+		.max_depth = 16,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long entries[20];
+	struct stackdepot_lf_stats stats;
+	struct rnd_state rnd;
+	unsigned int i, calls = 0;
+	stackdepot_lf_id_t id;
+
+	prandom_seed_state(&rnd, 1);
+	for (i = 0; i < 2000; i++) {
+		unsigned int depth = 1 + prandom_u32_state(&rnd) % 20;
+
+		make_stack(entries, depth, prandom_u32_state(&rnd) % 64);
+		calls++;
+		if (stackdepot_lf_get_id(depot, entries, depth, &id) == 0)
+			KUNIT_EXPECT_EQ(test, depth,
+					(unsigned int)stackdepot_lf_lookup(depot, id,
+						entries, ARRAY_SIZE(entries), NULL));
+	}
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
+			stats.drops_probe + stats.drops_too_deep +
+			stats.drops_busy, (u64)calls);
+	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)stats.records);
+	KUNIT_EXPECT_GT(test, stats.drops_too_deep, 0ULL);
+	KUNIT_EXPECT_GT(test, stats.drops_full, 0ULL);
+	KUNIT_EXPECT_GT(test, stats.hits, 0ULL);
+}
+
+/* get_id and lookup from a hard-IRQ hrtimer callback. */
+struct irq_ctx {
+	struct hrtimer timer;
+	struct completion done;
+	struct stackdepot_lf *depot;
+	stackdepot_lf_id_t id;
+	int ret;
+	int lookup;
+	bool hardirq;
+};
+
+static enum hrtimer_restart irq_get_id(struct hrtimer *timer)
+{
+	struct irq_ctx *ctx = container_of(timer, struct irq_ctx, timer);
+	unsigned long entries[TEST_DEPTH];
+
+	ctx->hardirq = in_hardirq() && irqs_disabled();
+	make_stack(entries, 11, 77);
+	ctx->ret = stackdepot_lf_get_id(ctx->depot, entries, 11, &ctx->id);
+	if (!ctx->ret)
+		ctx->lookup = stackdepot_lf_lookup(ctx->depot, ctx->id, entries,
+						   TEST_DEPTH, NULL);
+	complete(&ctx->done);
+	return HRTIMER_NORESTART;
+}
+
+static void test_hardirq(struct kunit *test)
+{
+	struct irq_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->depot = create_default(test);
+	init_completion(&ctx->done);
+	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ctx->timer.function = irq_get_id;
+	hrtimer_start(&ctx->timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_NE(test, 0UL,
+			wait_for_completion_timeout(&ctx->done, 10 * HZ));
+	hrtimer_cancel(&ctx->timer);
+
+	KUNIT_EXPECT_TRUE(test, ctx->hardirq);
+	KUNIT_ASSERT_EQ(test, ctx->ret, 0);
+	KUNIT_EXPECT_EQ(test, ctx->lookup, 11);
+	/* Process context finds the record the interrupt inserted. */
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ctx->id),
+			stackdepot_lf_id_to_u32(get_id(test, ctx->depot, 11, 77)));
+	expect_resolves(test, ctx->depot, ctx->id, 11, 77);
+}
+
+/*
+ * Stress: inserter threads draw from an overlapping set of stacks while a
+ * resetter empties the depot. Every id must resolve to the stack that
+ * produced it or be stale, and no generation may give one stack two ids:
+ * the first id seen for (generation, stack) is recorded and every later one
+ * must match it.
+ */
+#define STRESS_STACKS	128
+#define STRESS_OPS	200000
+#define STRESS_TIME	(HZ / 2)
+
+struct stress {
+	struct kunit *test;
+	struct stackdepot_lf *depot;
+	/* first id seen per generation tag and stack */
+	u32 *first;
+	atomic_t running;
+	atomic_t errors;
+	atomic_long_t calls;
+	atomic_long_t ok;
+	atomic_long_t stale;
+	atomic_long_t dup;
+	unsigned int resets;
+};
+
+struct stress_thread {
+	struct stress *s;
+	struct task_struct *task;
+	u32 seed;
+};
+
+static int stress_insert(void *arg)
+{
+	struct stress_thread *t = arg;
+	struct stress *s = t->s;
+	unsigned long entries[TEST_DEPTH], got[TEST_DEPTH];
+	unsigned long end = jiffies + STRESS_TIME;
+	struct rnd_state rnd;
+	unsigned int i;
+
+	prandom_seed_state(&rnd, t->seed);
+	for (i = 0; i < STRESS_OPS && time_before(jiffies, end); i++) {
+		u32 nr = prandom_u32_state(&rnd) % STRESS_STACKS;
+		unsigned int depth = 1 + nr % TEST_DEPTH;
+		stackdepot_lf_id_t id;
+		u32 raw, prev, *first;
+		int ret;
+
+		make_stack(entries, depth, nr);
+		atomic_long_inc(&s->calls);
+		if (stackdepot_lf_get_id(s->depot, entries, depth, &id))
+			continue;
+		atomic_long_inc(&s->ok);
+		raw = stackdepot_lf_id_to_u32(id);
+		first = &s->first[stackdepot_lf_id_gen(id) * STRESS_STACKS + nr];
+		prev = cmpxchg(first, 0, raw);
+		if (prev && prev != raw) {
+			atomic_long_inc(&s->dup);
+			atomic_inc(&s->errors);
+		}
+
+		ret = stackdepot_lf_lookup(s->depot, id, got, TEST_DEPTH, NULL);
+		if (ret == -ESTALE) {
+			atomic_long_inc(&s->stale);
+		} else if (ret != depth ||
+			   memcmp(got, entries, depth * sizeof(*got))) {
+			atomic_inc(&s->errors);
+		}
+		if (i % 16 == 0)
+			cond_resched();
+	}
+	atomic_dec(&s->running);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int stress_reset(void *arg)
+{
+	struct stress *s = arg;
+
+	while (atomic_read(&s->running) && !kthread_should_stop() &&
+	       s->resets < STACKDEPOT_LF_GEN_MAX - 2) {
+		usleep_range(500, 1000);
+		stackdepot_lf_reset(s->depot);
+		s->resets++;
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static const unsigned int stress_threads[] = { 2, 4, 8 };
+
+static void stress_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u inserters", *n);
+}
+
+KUNIT_ARRAY_PARAM(stress_threads, stress_threads, stress_desc);
+
+static void test_stress(struct kunit *test)
+{
+	unsigned int nthreads = *(const unsigned int *)test->param_value;
+	struct stackdepot_lf_params p = {
+		.max_records = STRESS_STACKS,
+		/* Room for half the stacks: drops happen too. */
+		.arena_size = STRESS_STACKS / 2 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.max_probe = 16,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_iter iter;
+	struct stackdepot_lf_info info;
+	unsigned long entries[TEST_DEPTH];
+	struct stress_thread *threads;
+	struct task_struct *resetter;
+	u32 *seen_ids;
+	struct stress *s;
+	unsigned int i, n;
+	int ret;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	threads = kunit_kcalloc(test, nthreads, sizeof(*threads), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, threads);
+	s->first = vzalloc((STACKDEPOT_LF_GEN_MAX + 1) * STRESS_STACKS *
+			   sizeof(u32));
+	KUNIT_ASSERT_NOT_NULL(test, s->first);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, vfree_action, s->first));
+	s->test = test;
+	s->depot = create_depot(test, &p);
+	atomic_set(&s->running, nthreads);
+
+	for (i = 0; i < nthreads; i++) {
+		threads[i].s = s;
+		threads[i].seed = 1000 + i;
+		threads[i].task = kthread_run(stress_insert, &threads[i],
+					      "sdlf_ins/%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[i].task));
+	}
+	resetter = kthread_run(stress_reset, s, "sdlf_reset");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(resetter));
+
+	for (i = 0; i < 60 * 50 && atomic_read(&s->running); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->running), 0);
+	for (i = 0; i < nthreads; i++)
+		kthread_stop(threads[i].task);
+	kthread_stop(resetter);
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->dup), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&s->ok), 0L);
+	kunit_info(test, "%u inserters: %ld calls, %ld ids, %ld stale, %u resets\n",
+		   nthreads, atomic_long_read(&s->calls),
+		   atomic_long_read(&s->ok), atomic_long_read(&s->stale),
+		   s->resets);
+
+	/* Stats account for every call. */
+	stackdepot_lf_stats(s->depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
+			stats.drops_probe + stats.drops_too_deep +
+			stats.drops_busy, (u64)atomic_long_read(&s->calls));
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts,
+			(u64)atomic_long_read(&s->ok));
+	KUNIT_EXPECT_EQ(test, stats.resets, (u64)s->resets);
+
+	/* The final generation holds each stack at most once. */
+	seen_ids = kunit_kcalloc(test, STRESS_STACKS, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen_ids);
+	n = 0;
+	stackdepot_lf_iter_start(&iter, s->depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH,
+					      &info)) > 0) {
+		u32 nr = (entries[0] - 0x81000000UL) >> 12;
+
+		KUNIT_ASSERT_LT(test, nr, (u32)STRESS_STACKS);
+		KUNIT_EXPECT_EQ(test, seen_ids[nr], 0U);
+		seen_ids[nr] = stackdepot_lf_id_to_u32(info.id);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, n, stats.records);
+}
+
+static struct kunit_case stackdepot_lf_cases[] = {
+	KUNIT_CASE(test_round_trip),
+	KUNIT_CASE(test_same_and_different),
+	KUNIT_CASE(test_depth_limits),
+	KUNIT_CASE(test_invalid),
+	KUNIT_CASE_PARAM(test_create_params, param_cases_gen_params),
+	KUNIT_CASE(test_collisions),
+	KUNIT_CASE(test_fill_records),
+	KUNIT_CASE(test_fill_arena),
+	KUNIT_CASE(test_reset),
+	KUNIT_CASE_SLOW(test_generation_wrap),
+	KUNIT_CASE(test_iterator),
+	KUNIT_CASE(test_stats_add_up),
+	KUNIT_CASE(test_hardirq),
+	KUNIT_CASE_PARAM_ATTR(test_stress, stress_threads_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite stackdepot_lf_suite = {
+	.name = "stackdepot_lf",
+	.test_cases = stackdepot_lf_cases,
+};
+
+kunit_test_suite(stackdepot_lf_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the lock-free stack depot");
+MODULE_LICENSE("GPL");
