@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace stackmap: the glue between the trace option "stackmap" and a
+ * stackdepot_lf depot per trace instance. See
+ * Documentation/trace/ftrace-stackmap.rst.
+ */
+#ifndef _TRACE_STACKMAP_H
+#define _TRACE_STACKMAP_H
+
+#include <linux/stackdepot_lf.h>
+#include <linux/types.h>
+
+struct trace_array;
+struct dentry;
+
+/* Deepest stack stored as an id; deeper stacks are recorded in full. */
+#define TRACE_STACKMAP_MAX_DEPTH	128U
+/* Average depth the arena is sized for: each record takes 8 + 8 * depth. */
+#define TRACE_STACKMAP_AVG_DEPTH	32U
+/* Default capacity, in distinct stacks, of a depot. */
+#define TRACE_STACKMAP_DEFAULT_SIZE	8192U
+#define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
+#define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
+
+/* Binary export (stack_map_bin), all fields in native byte order. */
+#define TRACE_STACKMAP_BIN_MAGIC	0x46534D42U	/* "FSMB" */
+#define TRACE_STACKMAP_BIN_VERSION	1
+/* Header flag: the addresses are real, not zeroed. */
+#define TRACE_STACKMAP_BIN_ADDRS	0x1U
+
+/**
+ * struct trace_stackmap_bin_header - header of the stack_map_bin stream
+ * @magic: %TRACE_STACKMAP_BIN_MAGIC, in native byte order
+ * @version: %TRACE_STACKMAP_BIN_VERSION
+ * @header_size: size of this header in bytes; records start right after
+ * @generation: generation of the depot the records belong to
+ * @nr_records: number of records that follow
+ * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
+ * @max_depth: deepest record the depot can hold
+ * @record_size: size of struct trace_stackmap_bin_record
+ * @reserved: zero
+ */
+struct trace_stackmap_bin_header {
+	u32 magic;
+	u16 version;
+	u16 header_size;
+	u32 generation;
+	u32 nr_records;
+	u32 flags;
+	u32 max_depth;
+	u32 record_size;
+	u32 reserved;
+};
+
+/**
+ * struct trace_stackmap_bin_record - one record of the stack_map_bin stream
+ * @id: the stack id, as it appears in TRACE_STACK_ID events
+ * @depth: number of u64 addresses that follow, innermost first
+ * @refs: events that were given this id
+ * @reserved: zero
+ */
+struct trace_stackmap_bin_record {
+	u32 id;
+	u32 depth;
+	u32 refs;
+	u32 reserved;
+};
+
+#ifdef CONFIG_FTRACE_STACKMAP
+
+/**
+ * struct trace_stackmap - stackmap state embedded in each trace_array
+ * @depot: the depot, NULL until the option is first enabled
+ * @size: capacity in distinct stacks of the next depot, 0 for the default
+ * @last_gen: generation of the last depot freed by a resize
+ * @epoch: bumped every time @depot is replaced, so open readers notice
+ * @expand: print stack ids as full stacks in the trace file
+ *
+ * All fields except @depot are protected by the adapter's mutex; @depot is
+ * written under it and read locklessly by the recording and print paths.
+ */
+struct trace_stackmap {
+	struct stackdepot_lf __rcu	*depot;
+	unsigned int			size;
+	u32				last_gen;
+	u32				epoch;
+	bool				expand;
+};
+
+extern struct trace_event trace_stack_id_event;
+
+int trace_stackmap_enable(struct trace_array *tr);
+int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
+			  unsigned int nr_entries, u32 *id);
+void trace_stackmap_init_tracefs(struct trace_array *tr,
+				 struct dentry *d_tracer);
+void trace_stackmap_free(struct trace_array *tr);
+
+/* Exposed for the KUnit suite. */
+int trace_stackmap_parse_cmd(const char *buf, size_t len);
+void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
+				  u32 generation, u32 nr_records, u32 flags,
+				  u32 max_depth);
+size_t trace_stackmap_encode_record(void *buf,
+				    const struct stackdepot_lf_info *info,
+				    const unsigned long *entries, bool addrs);
+
+#else /* !CONFIG_FTRACE_STACKMAP */
+
+static inline int trace_stackmap_enable(struct trace_array *tr)
+{
+	return 0;
+}
+
+static inline int trace_stackmap_get_id(struct trace_array *tr,
+					const unsigned long *calls,
+					unsigned int nr_entries, u32 *id)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void trace_stackmap_init_tracefs(struct trace_array *tr,
+					       struct dentry *d_tracer) { }
+static inline void trace_stackmap_free(struct trace_array *tr) { }
+
+#endif /* CONFIG_FTRACE_STACKMAP */
+
+#endif /* _TRACE_STACKMAP_H */
