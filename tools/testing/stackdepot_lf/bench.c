@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark of stackdepot_lf against the full-stack copy an id replaces.
+ *
+ * Workload: a few thousand distinct kernel-like stacks (depth 8-30, outer
+ * frames shared as in real call chains) drawn with Zipf popularity from a
+ * fixed seed. For 1..N threads it times get_id hits (with and without
+ * reference counting), get_id inserts, lookups and, as the baseline, a
+ * memcpy() of the frames into a ring buffer; it prints the median ns per
+ * operation per thread and the ratio to the baseline. With valgrind
+ * installed it also counts instructions per operation in the single-thread
+ * case, from two callgrind runs of different lengths.
+ */
+#include <getopt.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define BENCH_STACKS	4096
+#define BENCH_MIN_DEPTH	8
+#define BENCH_MAX_DEPTH	30
+#define BENCH_FUNCS	2048
+#define BENCH_SEQ	(1U << 16)
+#define BENCH_RING	(64 * 1024 / sizeof(unsigned long))
+#define BENCH_MAX_THR	16
+#define BENCH_MAX_REPS	99
+
+enum bench_op {
+	OP_BASELINE,
+	OP_HIT,
+	OP_HIT_REFS,
+	OP_INSERT,
+	OP_LOOKUP,
+	OP_RCU,
+	NR_OPS,
+};
+
+static const char *const op_names[NR_OPS] = {
+	"memcpy_baseline", "get_id_hit", "get_id_hit_refs", "get_id_insert",
+	"lookup", "shim_rcu_pair",
+};
+
+static unsigned long *stacks[BENCH_STACKS];
+static unsigned int depths[BENCH_STACKS];
+static u32 seq[BENCH_SEQ];
+static stackdepot_lf_id_t ids[BENCH_STACKS];
+static struct stackdepot_lf *depot, *depot_refs;
+static unsigned long ops = 200000;
+static pthread_barrier_t barrier;
+static int sink;
+
+struct bench_thread {
+	pthread_t tid;
+	unsigned int nr, nthreads;
+	enum bench_op op;
+	u64 ns;
+	unsigned long done;
+};
+
+static void build_workload(u64 seed)
+{
+	struct sdlf_rng rng = { .state = seed };
+	unsigned long funcs[BENCH_FUNCS];
+	double cdf[BENCH_STACKS], sum = 0;
+	unsigned int i, j, lo, hi, shared;
+
+	for (i = 0; i < BENCH_FUNCS; i++)
+		funcs[i] = 0xffffffff81000000UL +
+			   sdlf_rng_below(&rng, 1 << 22) * 16;
+	for (i = 0; i < BENCH_STACKS; i++) {
+		depths[i] = BENCH_MIN_DEPTH +
+			    sdlf_rng_below(&rng, BENCH_MAX_DEPTH - BENCH_MIN_DEPTH + 1);
+		stacks[i] = calloc(depths[i], sizeof(unsigned long));
+		if (!stacks[i])
+			abort();
+		/* Outer frames (syscall entry and such) come from few funcs. */
+		shared = depths[i] / 3;
+		for (j = 0; j < depths[i]; j++) {
+			u32 f = j >= depths[i] - shared ?
+				(depths[i] - j) * 7 + sdlf_rng_below(&rng, 4) :
+				sdlf_rng_below(&rng, BENCH_FUNCS);
+
+			stacks[i][j] = funcs[f % BENCH_FUNCS] +
+				       sdlf_rng_below(&rng, 64) * 4;
+		}
+	}
+	/* Zipf, s = 1: stack i is drawn with weight 1 / (i + 1). */
+	for (i = 0; i < BENCH_STACKS; i++) {
+		sum += 1.0 / (i + 1);
+		cdf[i] = sum;
+	}
+	for (i = 0; i < BENCH_SEQ; i++) {
+		double x = (sdlf_rng_next(&rng) >> 11) * 0x1.0p-53 * sum;
+
+		lo = 0;
+		hi = BENCH_STACKS - 1;
+		while (lo < hi) {
+			j = (lo + hi) / 2;
+			if (cdf[j] < x)
+				lo = j + 1;
+			else
+				hi = j;
+		}
+		seq[i] = lo;
+	}
+}
+
+static struct stackdepot_lf *bench_depot(unsigned int flags)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 2 * BENCH_STACKS,
+		.arena_size = 2 * BENCH_STACKS *
+			      STACKDEPOT_LF_RECORD_SIZE(BENCH_MAX_DEPTH),
+		.max_depth = 64,
+		.flags = flags,
+	};
+	struct stackdepot_lf *d = stackdepot_lf_create(&p);
+
+	if (IS_ERR(d))
+		abort();
+	return d;
+}
+
+static void populate(struct stackdepot_lf *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (stackdepot_lf_get_id(d, stacks[i], depths[i], &ids[i]))
+			abort();
+}
+
+/* Run @op for @n operations starting at @start; returns ops done. */
+static unsigned long run_op(enum bench_op op, unsigned int start,
+			    unsigned long n, unsigned int stride)
+{
+	static __thread unsigned long ring[BENCH_RING + BENCH_MAX_DEPTH];
+	unsigned long buf[64];
+	unsigned long i, pos = 0;
+	stackdepot_lf_id_t id;
+	u32 s;
+	int acc = 0;
+
+	for (i = 0; i < n; i++) {
+		s = seq[(start + i) % BENCH_SEQ];
+		switch (op) {
+		case OP_BASELINE:
+			memcpy(&ring[pos], stacks[s], depths[s] * sizeof(long));
+			pos += depths[s];
+			if (pos >= BENCH_RING)
+				pos = 0;
+			break;
+		case OP_HIT:
+			acc += stackdepot_lf_get_id(depot, stacks[s], depths[s],
+						    &id);
+			break;
+		case OP_HIT_REFS:
+			acc += stackdepot_lf_get_id(depot_refs, stacks[s],
+						    depths[s], &id);
+			break;
+		case OP_INSERT:
+			s = start + i * stride;
+			acc += stackdepot_lf_get_id(depot, stacks[s], depths[s],
+						    &id);
+			break;
+		case OP_LOOKUP:
+			acc += stackdepot_lf_lookup(depot, ids[s], buf, 64, NULL);
+			break;
+		default:
+			sdlf_read_lock();
+			sdlf_read_unlock();
+			break;
+		}
+	}
+	__atomic_fetch_add(&sink, acc, __ATOMIC_RELAXED);
+	return n;
+}
+
+static void *bench_thread(void *arg)
+{
+	struct bench_thread *t = arg;
+	unsigned long n = ops;
+	unsigned int start = t->nr * (BENCH_SEQ / BENCH_MAX_THR), stride = 1;
+	u64 t0;
+
+	if (t->op == OP_INSERT) {
+		/* Thread t inserts stacks t, t + T, ...: all new, no overlap. */
+		n = (BENCH_STACKS - t->nr + t->nthreads - 1) / t->nthreads;
+		start = t->nr;
+		stride = t->nthreads;
+	}
+	pthread_barrier_wait(&barrier);
+	t0 = sdlf_now_ns();
+	t->done = run_op(t->op, start, n, stride);
+	t->ns = sdlf_now_ns() - t0;
+	return NULL;
+}
+
+/* ns per operation per thread: the slowest thread's time over its ops. */
+static double measure(enum bench_op op, unsigned int nthreads)
+{
+	struct bench_thread t[BENCH_MAX_THR] = { };
+	unsigned int i, rounds = op == OP_INSERT ? 8 : 1, r;
+	double worst = 0, total = 0;
+
+	for (r = 0; r < rounds; r++) {
+		if (op == OP_INSERT)
+			stackdepot_lf_reset(depot);
+		pthread_barrier_init(&barrier, NULL, nthreads);
+		for (i = 0; i < nthreads; i++) {
+			t[i] = (struct bench_thread){ .nr = i, .nthreads = nthreads,
+						      .op = op };
+			if (pthread_create(&t[i].tid, NULL, bench_thread, &t[i]))
+				abort();
+		}
+		worst = 0;
+		for (i = 0; i < nthreads; i++) {
+			pthread_join(t[i].tid, NULL);
+			if ((double)t[i].ns / t[i].done > worst)
+				worst = (double)t[i].ns / t[i].done;
+		}
+		pthread_barrier_destroy(&barrier);
+		total += worst;
+	}
+	if (op == OP_INSERT) {
+		/* Leave the full set behind for the other ops. */
+		stackdepot_lf_reset(depot);
+		populate(depot, BENCH_STACKS);
+	}
+	return total / rounds;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Instructions executed by "bench -C op -n n" under callgrind, or 0. */
+static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
+			   unsigned long n)
+{
+	char cmd[1024], line[512];
+	unsigned long long v = 0;
+	FILE *f;
+	char *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null "
+		 "'%s' -C %d -n %lu -s %llu 2>&1", exe, op, n,
+		 (unsigned long long)seed);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "Collected :");
+		if (p)
+			v = strtoull(p + strlen("Collected :"), NULL, 10);
+	}
+	pclose(f);
+	return v;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-s SEED] [-t THREADS] [-r REPS] [-n OPS] [-j JSON] [-G]\n"
+		"  -s SEED     workload seed (default 1)\n"
+		"  -t THREADS  measure 1..THREADS threads (default: CPUs)\n"
+		"  -r REPS     repetitions, median reported (default 5)\n"
+		"  -n OPS      operations per thread and run (default 200000)\n"
+		"  -j JSON     also write the results to this file\n"
+		"  -G          skip the callgrind instruction counts\n", prog);
+}
+
+int main(int argc, char **argv)
+{
+	static const enum bench_op table_ops[] = {
+		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_INSERT, OP_LOOKUP, OP_RCU,
+	};
+	double ns[NR_OPS][BENCH_MAX_THR + 1], runs[BENCH_MAX_REPS];
+	u64 seed = 1, val, reps = 5, maxthr = sysconf(_SC_NPROCESSORS_ONLN);
+	u64 instr[NR_OPS] = { };
+	long cg_op = -1;
+	bool grind = true;
+	const char *json = NULL;
+	char exe[512];
+	ssize_t len;
+	unsigned int i, k, r, thr;
+	double mean_depth = 0;
+	FILE *jf = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:t:r:n:j:C:Gh")) != -1) {
+		if (opt == 'h') {
+			usage(argv[0]);
+			return 0;
+		}
+		if (opt == 'G') {
+			grind = false;
+			continue;
+		}
+		if (opt == 'j') {
+			json = optarg;
+			continue;
+		}
+		if (opt == '?' || sdlf_parse_u64(optarg, &val)) {
+			usage(argv[0]);
+			return 2;
+		}
+		if ((opt == 't' && (!val || val > BENCH_MAX_THR)) ||
+		    (opt == 'r' && (!val || val > BENCH_MAX_REPS)) ||
+		    (opt == 'n' && !val) || (opt == 'C' && val >= NR_OPS)) {
+			usage(argv[0]);
+			return 2;
+		}
+		switch (opt) {
+		case 's': seed = val; break;
+		case 't': maxthr = val; break;
+		case 'r': reps = val; break;
+		case 'n': ops = val; break;
+		default: cg_op = val; break;
+		}
+	}
+	if (optind != argc) {
+		usage(argv[0]);
+		return 2;
+	}
+	if (maxthr > BENCH_MAX_THR)
+		maxthr = BENCH_MAX_THR;
+
+	build_workload(seed);
+	depot = bench_depot(0);
+	depot_refs = bench_depot(STACKDEPOT_LF_COUNT_REFS);
+
+	if (cg_op >= 0) {
+		/* One single-thread run for callgrind; setup is the same. */
+		if (cg_op == OP_INSERT) {
+			if (ops > BENCH_STACKS)
+				ops = BENCH_STACKS;
+		} else {
+			populate(depot, BENCH_STACKS);
+			populate(depot_refs, BENCH_STACKS);
+		}
+		run_op(cg_op, 0, ops, 1);
+		return 0;
+	}
+
+	populate(depot, BENCH_STACKS);
+	populate(depot_refs, BENCH_STACKS);
+	for (i = 0; i < BENCH_STACKS; i++)
+		mean_depth += depths[i];
+	mean_depth /= BENCH_STACKS;
+
+	for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
+		for (thr = 1; thr <= maxthr; thr++) {
+			for (r = 0; r < reps; r++)
+				runs[r] = measure(table_ops[k], thr);
+			qsort(runs, reps, sizeof(runs[0]), cmp_double);
+			ns[table_ops[k]][thr] = runs[reps / 2];
+		}
+	}
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (grind && len > 0) {
+		exe[len] = 0;
+		for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
+			enum bench_op op = table_ops[k];
+			unsigned long n1 = op == OP_INSERT ? 1024 : 10000;
+			unsigned long n2 = op == OP_INSERT ? 3072 : 30000;
+			u64 a = callgrind_instr(exe, seed, op, n1);
+			u64 b = callgrind_instr(exe, seed, op, n2);
+
+			instr[op] = a && b > a ? (b - a) / (n2 - n1) : 0;
+		}
+	}
+
+	printf("stackdepot_lf bench: %d stacks, depth %d-%d (mean %.1f), Zipf s=1, seed %llu\n",
+	       BENCH_STACKS, BENCH_MIN_DEPTH, BENCH_MAX_DEPTH, mean_depth,
+	       (unsigned long long)seed);
+	printf("ns/op per thread, median of %llu runs of %lu ops (inserts: %d new stacks x 8 rounds); (x) = ratio to memcpy_baseline\n",
+	       (unsigned long long)reps, ops, BENCH_STACKS);
+	printf("%-16s", "op");
+	for (thr = 1; thr <= maxthr; thr++)
+		printf("  %10u thr%s", thr, thr > 1 ? "s" : " ");
+	printf("  %9s\n", "instr/op");
+	for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
+		enum bench_op op = table_ops[k];
+
+		printf("%-16s", op_names[op]);
+		for (thr = 1; thr <= maxthr; thr++)
+			printf("  %6.1f (%4.2fx)", ns[op][thr],
+			       ns[op][thr] / ns[OP_BASELINE][thr]);
+		if (instr[op])
+			printf("  %9llu\n", (unsigned long long)instr[op]);
+		else
+			printf("  %9s\n", "-");
+	}
+	printf("shim_rcu_pair is harness overhead (the kernel's read side is preempt_disable()); it is included in every depot op above.\n");
+
+	if (json)
+		jf = fopen(json, "w");
+	if (json && !jf) {
+		perror(json);
+		return 1;
+	}
+	if (jf) {
+		fprintf(jf, "{\n  \"seed\": %llu,\n  \"stacks\": %d,\n  \"mean_depth\": %.2f,\n  \"reps\": %llu,\n  \"ops\": %lu,\n  \"results\": [\n",
+			(unsigned long long)seed, BENCH_STACKS, mean_depth,
+			(unsigned long long)reps, ops);
+		for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
+			enum bench_op op = table_ops[k];
+
+			for (thr = 1; thr <= maxthr; thr++)
+				fprintf(jf, "    {\"op\": \"%s\", \"threads\": %u, \"ns_per_op\": %.2f, \"ratio_to_baseline\": %.3f, \"instr_per_op\": %llu}%s\n",
+					op_names[op], thr, ns[op][thr],
+					ns[op][thr] / ns[OP_BASELINE][thr],
+					thr == 1 ? (unsigned long long)instr[op] : 0ULL,
+					k == ARRAY_SIZE(table_ops) - 1 &&
+					thr == maxthr ? "" : ",");
+		}
+		fprintf(jf, "  ]\n}\n");
+		fclose(jf);
+	}
+	stackdepot_lf_destroy(depot);
+	stackdepot_lf_destroy(depot_refs);
+	return 0;
+}

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Functional tests of stackdepot_lf in userspace, one per case of
+ * lib/tests/stackdepot_lf_kunit.c (minus the hard-IRQ and kthread stress
+ * cases, which stress.c covers with real threads), plus allocation failure.
+ * Prints "PASS harness:functional.<case>" or "FAIL ..." per case.
+ */
+#include <getopt.h>
+
+#include "util.h"
+
+static const char *cur_case;
+static int case_failed;
+
+#define FAIL_AT(fmt, ...) do {						\
+	fprintf(stderr, "%s:%d: %s: " fmt "\n", __FILE__, __LINE__,	\
+		cur_case, ##__VA_ARGS__);				\
+	case_failed = 1;						\
+} while (0)
+
+#define EXPECT_OP(a, op, b) ({						\
+	long long __a = (long long)(a), __b = (long long)(b);		\
+	bool __ok = __a op __b;						\
+	if (!__ok)							\
+		FAIL_AT("expected %s %s %s (%lld vs %lld)", #a, #op, #b,\
+			__a, __b);					\
+	__ok;								\
+})
+#define EXPECT_EQ(a, b)	EXPECT_OP(a, ==, b)
+#define EXPECT_NE(a, b)	EXPECT_OP(a, !=, b)
+#define EXPECT_GT(a, b)	EXPECT_OP(a, >, b)
+#define EXPECT_GE(a, b)	EXPECT_OP(a, >=, b)
+#define EXPECT_MEMEQ(a, b, n) do {					\
+	if (memcmp((a), (b), (n)))					\
+		FAIL_AT("%s and %s differ", #a, #b);			\
+} while (0)
+#define ASSERT_EQ(a, b) do { if (!EXPECT_EQ(a, b)) return; } while (0)
+#define ASSERT_TRUE(c)	do { if (!EXPECT_NE(!!(c), 0)) return; } while (0)
+
+#define RS(depth)	STACKDEPOT_LF_RECORD_SIZE(depth)
+#define ID(id)		stackdepot_lf_id_to_u32(id)
+
+static unsigned long want_buf[STACKDEPOT_LF_MAX_DEPTH];
+static unsigned long got_buf[STACKDEPOT_LF_MAX_DEPTH];
+
+static struct stackdepot_lf *create_default(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.arena_size = 1024 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot = stackdepot_lf_create(&p);
+
+	if (IS_ERR_OR_NULL(depot)) {
+		FAIL_AT("create: %ld", PTR_ERR(depot));
+		abort();
+	}
+	return depot;
+}
+
+/* Id of synthetic stack @nr of @depth frames; 0 (and a failure) if none. */
+static stackdepot_lf_id_t get_id(struct stackdepot_lf *depot,
+				 unsigned int depth, u32 nr)
+{
+	stackdepot_lf_id_t id = 0;
+
+	make_stack(want_buf, depth, nr);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, want_buf, depth, &id), 0);
+	EXPECT_NE(ID(id), 0);
+	return id;
+}
+
+static void expect_resolves(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
+			    unsigned int depth, u32 nr)
+{
+	struct stackdepot_lf_info info;
+
+	make_stack(want_buf, depth, nr);
+	ASSERT_EQ(stackdepot_lf_lookup(depot, id, got_buf, ARRAY_SIZE(got_buf),
+				       &info), depth);
+	EXPECT_MEMEQ(got_buf, want_buf, depth * sizeof(*want_buf));
+	EXPECT_EQ(info.depth, depth);
+	EXPECT_EQ(ID(info.id), ID(id));
+}
+
+static void test_round_trip(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+
+	id = get_id(depot, 12, 1);
+	expect_resolves(depot, id, 12, 1);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.records, 1);
+	EXPECT_EQ(stats.inserts, 1);
+	EXPECT_EQ(stats.hits, 0);
+	EXPECT_EQ(stats.generation, 1);
+	EXPECT_EQ(stats.arena_used, RS(12));
+	EXPECT_EQ(stackdepot_lf_id_gen(id), 1);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_same_and_different(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t a, b, c, d = 0, e = 0;
+	struct stackdepot_lf_info info;
+
+	a = get_id(depot, 16, 7);
+	b = get_id(depot, 16, 7);
+	c = get_id(depot, 16, 8);
+	make_stack(entries, 16, 7);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 15, &d), 0);
+	entries[9] ^= 0x40;
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 16, &e), 0);
+
+	EXPECT_EQ(ID(a), ID(b));
+	EXPECT_NE(ID(a), ID(c));
+	EXPECT_NE(ID(a), ID(d));
+	EXPECT_NE(ID(a), ID(e));
+	expect_resolves(depot, a, 16, 7);
+	expect_resolves(depot, c, 16, 8);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, d, entries, TEST_DEPTH, &info), 15);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, a, entries, TEST_DEPTH, &info), 16);
+	EXPECT_EQ(info.refs, 2);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_depth_limits(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH + 1];
+	stackdepot_lf_id_t id;
+	struct stackdepot_lf_stats stats;
+
+	id = get_id(depot, 1, 3);
+	expect_resolves(depot, id, 1, 3);
+	id = get_id(depot, TEST_DEPTH, 3);
+	expect_resolves(depot, id, TEST_DEPTH, 3);
+
+	make_stack(entries, TEST_DEPTH + 1, 3);
+	id = stackdepot_lf_u32_to_id(0x1234);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, TEST_DEPTH + 1, &id),
+		  -E2BIG);
+	EXPECT_EQ(ID(id), 0x1234);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.drops_too_deep, 1);
+	EXPECT_EQ(stats.records, 2);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_invalid(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id = 0, good;
+	u32 raw;
+
+	make_stack(entries, 4, 1);
+	EXPECT_EQ(stackdepot_lf_get_id(NULL, entries, 4, &id), -EINVAL);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 0, &id), -EINVAL);
+	EXPECT_EQ(stackdepot_lf_lookup(NULL, id, entries, TEST_DEPTH, NULL),
+		  -EINVAL);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(0),
+				       entries, TEST_DEPTH, NULL), -EINVAL);
+	raw = (1U << STACKDEPOT_LF_ID_INDEX_BITS) | (4096 - 1);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+				       entries, TEST_DEPTH, NULL), -EINVAL);
+
+	good = get_id(depot, 8, 1);
+	raw = ID(good) ^ 1;
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+				       entries, TEST_DEPTH, NULL), -ENOENT);
+	raw = ID(good) + (1U << STACKDEPOT_LF_ID_INDEX_BITS);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+				       entries, TEST_DEPTH, NULL), -ESTALE);
+	memset(entries, 0, sizeof(entries));
+	EXPECT_EQ(stackdepot_lf_lookup(depot, good, entries, 7, NULL), -ENOSPC);
+	EXPECT_EQ(entries[0], 0);
+
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.hits + stats.inserts, 1);
+	stackdepot_lf_destroy(depot);
+}
+
+struct param_case {
+	const char *desc;
+	struct stackdepot_lf_params p;
+	int err;
+};
+
+static const struct param_case param_cases[] = {
+	{ "minimum", { 16, RS(1), 1, 0, 0, NULL }, 0 },
+	{ "odd_sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL }, 0 },
+	{ "max_depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL }, 0 },
+	{ "too_few_records", { 15, RS(8) * 16, 8, 0, 0, NULL }, -EINVAL },
+	{ "too_many_records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL },
+	  -EINVAL },
+	{ "zero_depth", { 64, RS(8) * 16, 0, 0, 0, NULL }, -EINVAL },
+	{ "depth_too_big", { 64, RS(300) * 16, 257, 0, 0, NULL }, -EINVAL },
+	{ "arena_below_one_record", { 64, RS(8) - 1, 8, 0, 0, NULL }, -EINVAL },
+	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
+	  -EINVAL },
+	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
+};
+
+static const struct param_case *cur_param;
+
+static void test_create_params(void)
+{
+	const struct param_case *c = cur_param;
+	struct stackdepot_lf *depot = stackdepot_lf_create(&c->p);
+
+	if (c->err) {
+		EXPECT_EQ(PTR_ERR_OR_ZERO(depot), c->err);
+		EXPECT_EQ(stackdepot_lf_mem_size(&c->p), 0);
+		return;
+	}
+	ASSERT_TRUE(!IS_ERR_OR_NULL(depot));
+	EXPECT_GE(stackdepot_lf_mem_size(&c->p), c->p.arena_size);
+	expect_resolves(depot, get_id(depot, c->p.max_depth, 2),
+			c->p.max_depth, 2);
+	stackdepot_lf_destroy(depot);
+}
+
+static u32 constant_hash(const unsigned long *entries, unsigned int nr_entries)
+{
+	return 42;
+}
+
+static void test_collisions(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 256,
+		.arena_size = 256 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.max_probe = 8,
+		.hash = constant_hash,
+	};
+	struct stackdepot_lf *depot = stackdepot_lf_create(&p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[8], id;
+	unsigned int i, j;
+
+	ASSERT_TRUE(!IS_ERR_OR_NULL(depot));
+	for (i = 0; i < 8; i++)
+		ids[i] = get_id(depot, 10, 100 + i);
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < i; j++)
+			EXPECT_NE(ID(ids[i]), ID(ids[j]));
+		expect_resolves(depot, ids[i], 10, 100 + i);
+		EXPECT_EQ(ID(ids[i]), ID(get_id(depot, 10, 100 + i)));
+	}
+	make_stack(entries, 10, 200);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 10, &id), -ENOSPC);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.drops_probe, 1);
+	EXPECT_EQ(stats.records, 8);
+	EXPECT_EQ(stats.arena_used, 8 * RS(10));
+	for (i = 0; i < 8; i++)
+		expect_resolves(depot, ids[i], 10, 100 + i);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_fill_records(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 16,
+		.arena_size = 1024 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot = stackdepot_lf_create(&p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[16], id;
+	unsigned int i;
+
+	ASSERT_TRUE(!IS_ERR_OR_NULL(depot));
+	for (i = 0; i < 16; i++)
+		ids[i] = get_id(depot, 6, i);
+	make_stack(entries, 6, 99);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 6, &id), -ENOSPC);
+	EXPECT_EQ(ID(ids[3]), ID(get_id(depot, 6, 3)));
+	for (i = 0; i < 16; i++)
+		expect_resolves(depot, ids[i], 6, i);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.records, 16);
+	EXPECT_EQ(stats.drops_full, 1);
+	EXPECT_EQ(stats.drops_probe, 0);
+	EXPECT_EQ(stats.hits, 1);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_fill_arena(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = 3 * RS(20) + RS(4),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot = stackdepot_lf_create(&p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[3], id;
+	unsigned int i;
+
+	ASSERT_TRUE(!IS_ERR_OR_NULL(depot));
+	for (i = 0; i < 3; i++)
+		ids[i] = get_id(depot, 20, i);
+	make_stack(entries, 20, 50);
+	EXPECT_EQ(stackdepot_lf_get_id(depot, entries, 20, &id), -ENOSPC);
+	id = get_id(depot, 4, 51);
+	expect_resolves(depot, id, 4, 51);
+	for (i = 0; i < 3; i++)
+		expect_resolves(depot, ids[i], 20, i);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.arena_used, stats.arena_size);
+	EXPECT_EQ(stats.drops_full, 1);
+	EXPECT_EQ(stats.records, 4);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_reset(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t old[4], id;
+	struct stackdepot_lf_stats stats;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		old[i] = get_id(depot, 9, i);
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.generation, 2);
+	EXPECT_EQ(stats.records, 0);
+	EXPECT_EQ(stats.arena_used, 0);
+	EXPECT_EQ(stats.resets, 1);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(stackdepot_lf_lookup(depot, old[i], entries,
+					       TEST_DEPTH, NULL), -ESTALE);
+	for (i = 0; i < 4; i++) {
+		id = get_id(depot, 9, 10 + i);
+		expect_resolves(depot, id, 9, 10 + i);
+		EXPECT_EQ(stackdepot_lf_id_gen(id), 2);
+	}
+	id = get_id(depot, 9, 0);
+	EXPECT_NE(ID(id), ID(old[0]));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(stackdepot_lf_lookup(depot, old[i], entries,
+					       TEST_DEPTH, NULL), -ESTALE);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_generation_wrap(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t first, id;
+	struct stackdepot_lf_stats stats;
+	unsigned int i;
+
+	first = get_id(depot, 5, 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(first), 1);
+	for (i = 1; i < STACKDEPOT_LF_GEN_MAX; i++)
+		stackdepot_lf_reset(depot);
+	id = get_id(depot, 5, 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, first, entries, TEST_DEPTH, NULL),
+		  -ESTALE);
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.generation, 1);
+	EXPECT_EQ(stats.resets, STACKDEPOT_LF_GEN_MAX);
+	id = get_id(depot, 5, 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(id), 1);
+	expect_resolves(depot, id, 5, 1);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_iterator(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	unsigned long entries[TEST_DEPTH], want[TEST_DEPTH];
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	stackdepot_lf_id_t ids[100];
+	unsigned int seen[100] = { };
+	unsigned int i, n = 0;
+	int ret;
+
+	for (i = 0; i < 100; i++)
+		ids[i] = get_id(depot, 1 + i % TEST_DEPTH, i);
+
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH,
+					      &info)) > 0) {
+		for (i = 0; i < 100; i++)
+			if (ID(ids[i]) == ID(info.id))
+				break;
+		ASSERT_TRUE(i < 100);
+		seen[i]++;
+		n++;
+		EXPECT_EQ(ret, 1 + i % TEST_DEPTH);
+		make_stack(want, ret, i);
+		EXPECT_MEMEQ(entries, want, ret * sizeof(*want));
+		EXPECT_EQ(info.refs, 1);
+	}
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(n, 100);
+	for (i = 0; i < 100; i++)
+		EXPECT_EQ(seen[i], 1);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 0);
+
+	stackdepot_lf_iter_start(&iter, depot);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, 0, &info), -ENOSPC);
+	EXPECT_GT(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 0);
+
+	stackdepot_lf_reset(depot);
+	get_id(depot, 3, 1000);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info),
+		  -ESTALE);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info),
+		  -ESTALE);
+
+	stackdepot_lf_iter_start(&iter, depot);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 3);
+	EXPECT_EQ(stackdepot_lf_id_gen(info.id), 2);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 0);
+	stackdepot_lf_destroy(depot);
+}
+
+static void test_stats_add_up(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 32,
+		.arena_size = 32 * RS(16),
+		.max_depth = 16,
+	};
+	struct stackdepot_lf *depot = stackdepot_lf_create(&p);
+	struct sdlf_rng rng = { .state = 1 };
+	unsigned long entries[20];
+	struct stackdepot_lf_stats stats;
+	unsigned int i, depth, calls = 0;
+	stackdepot_lf_id_t id;
+
+	ASSERT_TRUE(!IS_ERR_OR_NULL(depot));
+	for (i = 0; i < 2000; i++) {
+		depth = 1 + sdlf_rng_below(&rng, 20);
+		make_stack(entries, depth, sdlf_rng_below(&rng, 64));
+		calls++;
+		if (stackdepot_lf_get_id(depot, entries, depth, &id) == 0)
+			EXPECT_EQ(stackdepot_lf_lookup(depot, id, entries,
+						       ARRAY_SIZE(entries),
+						       NULL), depth);
+	}
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.hits + stats.inserts + stats.drops_full +
+		  stats.drops_probe + stats.drops_too_deep + stats.drops_busy,
+		  calls);
+	EXPECT_EQ(stats.inserts, stats.records);
+	EXPECT_GT(stats.drops_too_deep, 0);
+	EXPECT_GT(stats.drops_full, 0);
+	EXPECT_GT(stats.hits, 0);
+	stackdepot_lf_destroy(depot);
+}
+
+/* Harness only: every allocation of create may fail, without leaks. */
+static void test_create_enomem(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = 64 * RS(8),
+		.max_depth = 8,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot;
+	unsigned int n;
+
+	for (n = 1; n < 16; n++) {
+		sdlf_fail_alloc_at = n;
+		depot = stackdepot_lf_create(&p);
+		if (!IS_ERR(depot))
+			break;
+		EXPECT_EQ(PTR_ERR(depot), -ENOMEM);
+	}
+	sdlf_fail_alloc_at = 0;
+	/* create makes five allocations: the sixth attempt succeeds. */
+	EXPECT_EQ(n, 6);
+	if (!IS_ERR_OR_NULL(depot))
+		expect_resolves(depot, get_id(depot, 8, 1), 8, 1);
+	if (!IS_ERR(depot))
+		stackdepot_lf_destroy(depot);
+}
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test_case cases[] = {
+	{ "round_trip", test_round_trip },
+	{ "same_and_different", test_same_and_different },
+	{ "depth_limits", test_depth_limits },
+	{ "invalid", test_invalid },
+	{ "create_params", test_create_params },
+	{ "collisions", test_collisions },
+	{ "fill_records", test_fill_records },
+	{ "fill_arena", test_fill_arena },
+	{ "reset", test_reset },
+	{ "generation_wrap", test_generation_wrap },
+	{ "iterator", test_iterator },
+	{ "stats_add_up", test_stats_add_up },
+	{ "create_enomem", test_create_enomem },
+};
+
+static bool run_case(const char *name, void (*fn)(void))
+{
+	cur_case = name;
+	case_failed = 0;
+	fn();
+	printf("%s harness:functional.%s\n", case_failed ? "FAIL" : "PASS", name);
+	fflush(stdout);
+	return !case_failed;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-h] [CASE...]\n"
+		"Runs the functional cases (all by default); prints one\n"
+		"PASS/FAIL harness:functional.<case> line per case.\n", prog);
+}
+
+int main(int argc, char **argv)
+{
+	char name[128];
+	unsigned int i, j, failed = 0, ran = 0;
+	bool all = true;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "h")) != -1) {
+		usage(argv[0]);
+		return opt == 'h' ? 0 : 2;
+	}
+	if (optind < argc)
+		all = false;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		bool want = all;
+		int k;
+
+		for (k = optind; k < argc; k++)
+			want |= !strcmp(argv[k], cases[i].name);
+		if (!want)
+			continue;
+		ran++;
+		if (cases[i].fn != test_create_params) {
+			failed += !run_case(cases[i].name, cases[i].fn);
+			continue;
+		}
+		for (j = 0; j < ARRAY_SIZE(param_cases); j++) {
+			cur_param = &param_cases[j];
+			snprintf(name, sizeof(name), "create_params.%s",
+				 param_cases[j].desc);
+			failed += !run_case(name, test_create_params);
+		}
+	}
+	if (!ran) {
+		usage(argv[0]);
+		return 2;
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime of the userspace shim: thread slots, per-CPU memory, allocation
+ * and a userspace RCU-sched.
+ *
+ * Grace periods
+ * -------------
+ * Each thread slot has a counter, even outside and odd inside a read
+ * section. sdlf_read_lock() makes it odd and then issues a seq_cst fence;
+ * sdlf_read_unlock() makes it even with a release store. sdlf_synchronize()
+ * issues a seq_cst fence, snapshots every counter and, for each odd one,
+ * waits with acquire loads until it changes. This drains every section
+ * that may have missed the stores made before sdlf_synchronize():
+ * - a section whose counter was odd at the snapshot is waited for, and its
+ *   release store pairs with our acquire load, so all of its accesses
+ *   happen before whatever follows sdlf_synchronize();
+ * - a section whose counter was even at the snapshot began after it: the
+ *   two seq_cst fences order its counter store against our snapshot, so
+ *   its loads after the fence see every store made before ours (the
+ *   classic store-buffering pattern, resolved by fences on both sides).
+ * That is the guarantee stackdepot_lf_reset() needs from synchronize_rcu():
+ * once the busy bit is set and a grace period has passed, no caller that
+ * saw the old generation is left. Read sections do not nest.
+ */
+#include <sched.h>
+#include <stdio.h>
+
+#include "harness.h"
+
+struct sdlf_thread {
+	unsigned long rcu_ctr;
+	int in_use;
+} ____cacheline_aligned;
+
+static struct sdlf_thread sdlf_threads[SDLF_MAX_THREADS];
+static __thread struct sdlf_thread *sdlf_self;
+static pthread_key_t sdlf_key;
+static pthread_once_t sdlf_key_once = PTHREAD_ONCE_INIT;
+
+unsigned int sdlf_fail_alloc_at;
+
+static void sdlf_thread_exit(void *arg)
+{
+	struct sdlf_thread *t = arg;
+
+	/* Pairs with the acquire cmpxchg in sdlf_thread_register(). */
+	__atomic_store_n(&t->in_use, 0, __ATOMIC_RELEASE);
+}
+
+static void sdlf_key_init(void)
+{
+	if (pthread_key_create(&sdlf_key, sdlf_thread_exit))
+		abort();
+}
+
+static struct sdlf_thread *sdlf_thread_register(void)
+{
+	unsigned int i;
+	int free;
+
+	pthread_once(&sdlf_key_once, sdlf_key_init);
+	for (i = 0; i < SDLF_MAX_THREADS; i++) {
+		free = 0;
+		/* Pairs with the release in sdlf_thread_exit(). */
+		if (__atomic_compare_exchange_n(&sdlf_threads[i].in_use, &free,
+						1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			sdlf_self = &sdlf_threads[i];
+			pthread_setspecific(sdlf_key, sdlf_self);
+			return sdlf_self;
+		}
+	}
+	fprintf(stderr, "harness: more than %d threads\n", SDLF_MAX_THREADS);
+	abort();
+}
+
+static inline struct sdlf_thread *sdlf_thread(void)
+{
+	return likely(sdlf_self) ? sdlf_self : sdlf_thread_register();
+}
+
+unsigned int sdlf_this_cpu(void)
+{
+	return sdlf_thread() - sdlf_threads;
+}
+
+void *sdlf_alloc_percpu(size_t size)
+{
+	size_t bytes = (size_t)SDLF_PCPU_UNIT * nr_cpu_ids;
+	void *p;
+
+	if (size > SDLF_PCPU_UNIT)
+		abort();
+	if (sdlf_fail_alloc_at && !--sdlf_fail_alloc_at)
+		return NULL;
+	p = aligned_alloc(SMP_CACHE_BYTES, bytes);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void *sdlf_alloc(size_t size, bool zero)
+{
+	if (sdlf_fail_alloc_at && !--sdlf_fail_alloc_at)
+		return NULL;
+	return zero ? calloc(1, size ?: 1) : malloc(size ?: 1);
+}
+
+void sdlf_read_lock(void)
+{
+	struct sdlf_thread *t = sdlf_thread();
+	unsigned long ctr = t->rcu_ctr;
+
+	if (ctr & 1)
+		abort();
+	__atomic_store_n(&t->rcu_ctr, ctr + 1, __ATOMIC_RELAXED);
+	/* Pairs with the first fence in sdlf_synchronize(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void sdlf_read_unlock(void)
+{
+	struct sdlf_thread *t = sdlf_self;
+
+	/* Pairs with the acquire loads in sdlf_synchronize(). */
+	__atomic_store_n(&t->rcu_ctr, t->rcu_ctr + 1, __ATOMIC_RELEASE);
+}
+
+void sdlf_synchronize(void)
+{
+	unsigned long snap;
+	unsigned int i;
+
+	if (sdlf_self && (sdlf_self->rcu_ctr & 1))
+		abort();
+	/* Pairs with the fence in sdlf_read_lock(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < SDLF_MAX_THREADS; i++) {
+		/* Pairs with the release in sdlf_read_unlock(). */
+		snap = __atomic_load_n(&sdlf_threads[i].rcu_ctr, __ATOMIC_ACQUIRE);
+		if (!(snap & 1))
+			continue;
+		while (__atomic_load_n(&sdlf_threads[i].rcu_ctr,
+				       __ATOMIC_ACQUIRE) == snap)
+			sched_yield();
+	}
+}

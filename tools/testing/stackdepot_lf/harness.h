@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-in for lib/stackdepot_lf/stackdepot_lf_internal.h.
+ *
+ * stackdepot_lf.c includes nothing but its internal header. Defining that
+ * header's guard here and providing the same names lets the harness build
+ * the very same source: atomics and acquire/release map to __atomic
+ * builtins (so ThreadSanitizer sees every lockless access), per-CPU data to
+ * per-thread slots, RCU-sched to the small grace-period scheme in
+ * harness.c, and allocation and mutexes to libc and pthreads.
+ */
+#ifndef _SDLF_HARNESS_H
+#define _SDLF_HARNESS_H
+
+#define _LIB_STACKDEPOT_LF_INTERNAL_H
+#define CONFIG_STACKDEPOT_LF 1
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/err.h>
+#include <linux/types.h>
+#include <linux/stackdepot_lf.h>
+
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#undef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#define SMP_CACHE_BYTES		64
+#define ____cacheline_aligned	__attribute__((__aligned__(SMP_CACHE_BYTES)))
+#define EXPORT_SYMBOL_GPL(sym)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#define U32_MAX			((u32)~0U)
+#define ALIGN(x, a)		(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
+#define min(a, b)		((a) < (b) ? (a) : (b))
+
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
+/* Lockless accesses: relaxed unless the kernel primitive orders. */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Returns the value found, like the kernel's; a failure orders nothing. */
+#define cmpxchg_release(p, old, new) ({					\
+	__typeof__(*(p)) __old = (old);					\
+	__atomic_compare_exchange_n((p), &__old, (new), false,		\
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);\
+	__old;								\
+})
+
+typedef struct { int counter; } atomic_t;
+typedef struct { long counter; } atomic_long_t;
+
+#define __SDLF_ATOMIC_OPS(pfx, type)					\
+static inline type pfx##_read(const pfx##_t *v)				\
+{									\
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);		\
+}									\
+static inline void pfx##_set(pfx##_t *v, type i)			\
+{									\
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);		\
+}									\
+static inline void pfx##_add(type i, pfx##_t *v)			\
+{									\
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);		\
+}									\
+static inline void pfx##_inc(pfx##_t *v)				\
+{									\
+	pfx##_add(1, v);						\
+}									\
+static inline void pfx##_dec(pfx##_t *v)				\
+{									\
+	pfx##_add(-1, v);						\
+}									\
+__SDLF_TRY_CMPXCHG(pfx, type, _relaxed, __ATOMIC_RELAXED)		\
+__SDLF_TRY_CMPXCHG(pfx, type, _acquire, __ATOMIC_ACQUIRE)		\
+__SDLF_TRY_CMPXCHG(pfx, type, _release, __ATOMIC_RELEASE)
+
+#define __SDLF_TRY_CMPXCHG(pfx, type, sfx, order)			\
+static inline bool pfx##_try_cmpxchg##sfx(pfx##_t *v, type *old, type new)\
+{									\
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,\
+					   order, __ATOMIC_RELAXED);	\
+}
+
+__SDLF_ATOMIC_OPS(atomic, int)
+__SDLF_ATOMIC_OPS(atomic_long, long)
+
+/*
+ * Per-CPU data: one slot per registered thread (see harness.c), each
+ * SDLF_PCPU_UNIT bytes apart. As with this_cpu_inc() on a CPU, only the
+ * owner of a slot writes it, so a relaxed load and store suffice; readers
+ * summing the slots use READ_ONCE().
+ */
+#define SDLF_MAX_THREADS	64
+#define SDLF_PCPU_UNIT		128
+#define nr_cpu_ids		SDLF_MAX_THREADS
+#define for_each_possible_cpu(cpu) \
+	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
+#define per_cpu_ptr(p, cpu) \
+	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SDLF_PCPU_UNIT))
+#define this_cpu_inc(var) do {						\
+	__typeof__(&(var)) __p = per_cpu_ptr(&(var), sdlf_this_cpu());	\
+	__atomic_store_n(__p, __atomic_load_n(__p, __ATOMIC_RELAXED) + 1,\
+			 __ATOMIC_RELAXED);				\
+} while (0)
+#define alloc_percpu(type)	((type *)sdlf_alloc_percpu(sizeof(type)))
+#define free_percpu(p)		free(p)
+
+unsigned int sdlf_this_cpu(void);
+void *sdlf_alloc_percpu(size_t size);
+
+/* Allocation; sdlf_fail_alloc_at makes the n-th allocation from now fail. */
+#define GFP_KERNEL		0
+extern unsigned int sdlf_fail_alloc_at;
+void *sdlf_alloc(size_t size, bool zero);
+#define kzalloc(size, gfp)	sdlf_alloc((size), true)
+#define kvcalloc(n, size, gfp)	sdlf_alloc((size_t)(n) * (size), true)
+#define vmalloc(size)		sdlf_alloc((size), false)
+#define kfree(p)		free(p)
+#define kvfree(p)		free(p)
+#define vfree(p)		free(p)
+
+struct mutex {
+	pthread_mutex_t lock;
+};
+
+#define mutex_init(m)		pthread_mutex_init(&(m)->lock, NULL)
+#define mutex_lock(m)		pthread_mutex_lock(&(m)->lock)
+#define mutex_unlock(m)		pthread_mutex_unlock(&(m)->lock)
+#define mutex_destroy(m)	pthread_mutex_destroy(&(m)->lock)
+
+/* RCU-sched read side and grace period; the guarantee is in harness.c. */
+void sdlf_read_lock(void);
+void sdlf_read_unlock(void);
+void sdlf_synchronize(void);
+
+#endif /* _SDLF_HARNESS_H */
