@@ -12,6 +12,7 @@
  * case, from two callgrind runs of different lengths.
  */
 #include <getopt.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -20,10 +21,12 @@
 #define BENCH_MIN_DEPTH	8
 #define BENCH_MAX_DEPTH	30
 #define BENCH_FUNCS	2048
-#define BENCH_SEQ	(1U << 16)
+#define BENCH_SEQ	65536U
 #define BENCH_RING	(64 * 1024 / sizeof(unsigned long))
 #define BENCH_MAX_THR	16
 #define BENCH_MAX_REPS	99
+#define JSON_ROW	"    {\"op\": \"%s\", \"threads\": %u, \"ns_per_op\": %.2f, " \
+			"\"ratio_to_baseline\": %.3f, \"instr_per_op\": %llu}%s\n"
 
 enum bench_op {
 	OP_BASELINE,
@@ -90,7 +93,8 @@ static void build_workload(u64 seed)
 		cdf[i] = sum;
 	}
 	for (i = 0; i < BENCH_SEQ; i++) {
-		double x = (sdlf_rng_next(&rng) >> 11) * 0x1.0p-53 * sum;
+		double x = (double)(sdlf_rng_next(&rng) >> 11) /
+			   (double)(1ULL << 53) * sum;
 
 		lo = 0;
 		hi = BENCH_STACKS - 1;
@@ -176,6 +180,18 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 	return n;
 }
 
+/*
+ * CPU time of the calling thread: the machine is shared, and wall time
+ * would charge a run for the time it spent preempted.
+ */
+static u64 thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void *bench_thread(void *arg)
 {
 	struct bench_thread *t = arg;
@@ -190,9 +206,9 @@ static void *bench_thread(void *arg)
 		stride = t->nthreads;
 	}
 	pthread_barrier_wait(&barrier);
-	t0 = sdlf_now_ns();
+	t0 = thread_cpu_ns();
 	t->done = run_op(t->op, start, n, stride);
-	t->ns = sdlf_now_ns() - t0;
+	t->ns = thread_cpu_ns() - t0;
 	return NULL;
 }
 
@@ -247,8 +263,8 @@ static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
 	char *p;
 
 	snprintf(cmd, sizeof(cmd),
-		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null "
-		 "'%s' -C %d -n %lu -s %llu 2>&1", exe, op, n,
+		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null '%s' -C %d -n %lu -s %llu 2>&1",
+		 exe, op, n,
 		 (unsigned long long)seed);
 	f = popen(cmd, "r");
 	if (!f)
@@ -262,7 +278,7 @@ static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
 	return v;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s SEED] [-t THREADS] [-r REPS] [-n OPS] [-j JSON] [-G]\n"
@@ -294,7 +310,7 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:t:r:n:j:C:Gh")) != -1) {
 		if (opt == 'h') {
-			usage(argv[0]);
+			print_usage(argv[0]);
 			return 0;
 		}
 		if (opt == 'G') {
@@ -306,25 +322,28 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (opt == '?' || sdlf_parse_u64(optarg, &val)) {
-			usage(argv[0]);
+			print_usage(argv[0]);
 			return 2;
 		}
 		if ((opt == 't' && (!val || val > BENCH_MAX_THR)) ||
 		    (opt == 'r' && (!val || val > BENCH_MAX_REPS)) ||
 		    (opt == 'n' && !val) || (opt == 'C' && val >= NR_OPS)) {
-			usage(argv[0]);
+			print_usage(argv[0]);
 			return 2;
 		}
-		switch (opt) {
-		case 's': seed = val; break;
-		case 't': maxthr = val; break;
-		case 'r': reps = val; break;
-		case 'n': ops = val; break;
-		default: cg_op = val; break;
-		}
+		if (opt == 's')
+			seed = val;
+		else if (opt == 't')
+			maxthr = val;
+		else if (opt == 'r')
+			reps = val;
+		else if (opt == 'n')
+			ops = val;
+		else
+			cg_op = val;
 	}
 	if (optind != argc) {
-		usage(argv[0]);
+		print_usage(argv[0]);
 		return 2;
 	}
 	if (maxthr > BENCH_MAX_THR)
@@ -375,11 +394,13 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("stackdepot_lf bench: %d stacks, depth %d-%d (mean %.1f), Zipf s=1, seed %llu\n",
-	       BENCH_STACKS, BENCH_MIN_DEPTH, BENCH_MAX_DEPTH, mean_depth,
-	       (unsigned long long)seed);
-	printf("ns/op per thread, median of %llu runs of %lu ops (inserts: %d new stacks x 8 rounds); (x) = ratio to memcpy_baseline\n",
-	       (unsigned long long)reps, ops, BENCH_STACKS);
+	printf("stackdepot_lf bench: %d stacks, depth %d-%d (mean %.1f), ",
+	       BENCH_STACKS, BENCH_MIN_DEPTH, BENCH_MAX_DEPTH, mean_depth);
+	printf("Zipf s=1, seed %llu\n", (unsigned long long)seed);
+	printf("ns/op per thread, median of %llu runs of %lu ops ",
+	       (unsigned long long)reps, ops);
+	printf("(inserts: %d new stacks x 8 rounds); (x) = ratio to %s\n",
+	       BENCH_STACKS, op_names[OP_BASELINE]);
 	printf("%-16s", "op");
 	for (thr = 1; thr <= maxthr; thr++)
 		printf("  %10u thr%s", thr, thr > 1 ? "s" : " ");
@@ -396,7 +417,8 @@ int main(int argc, char **argv)
 		else
 			printf("  %9s\n", "-");
 	}
-	printf("shim_rcu_pair is harness overhead (the kernel's read side is preempt_disable()); it is included in every depot op above.\n");
+	printf("shim_rcu_pair: harness overhead included in every depot op above;\n");
+	printf("the kernel's read side is preempt_disable() and costs about nothing.\n");
 
 	if (json)
 		jf = fopen(json, "w");
@@ -405,15 +427,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (jf) {
-		fprintf(jf, "{\n  \"seed\": %llu,\n  \"stacks\": %d,\n  \"mean_depth\": %.2f,\n  \"reps\": %llu,\n  \"ops\": %lu,\n  \"results\": [\n",
-			(unsigned long long)seed, BENCH_STACKS, mean_depth,
-			(unsigned long long)reps, ops);
+		fprintf(jf, "{\n  \"seed\": %llu,\n  \"stacks\": %d,\n",
+			(unsigned long long)seed, BENCH_STACKS);
+		fprintf(jf, "  \"mean_depth\": %.2f,\n  \"reps\": %llu,\n",
+			mean_depth, (unsigned long long)reps);
+		fprintf(jf, "  \"ops\": %lu,\n  \"results\": [\n", ops);
 		for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
 			enum bench_op op = table_ops[k];
 
 			for (thr = 1; thr <= maxthr; thr++)
-				fprintf(jf, "    {\"op\": \"%s\", \"threads\": %u, \"ns_per_op\": %.2f, \"ratio_to_baseline\": %.3f, \"instr_per_op\": %llu}%s\n",
-					op_names[op], thr, ns[op][thr],
+				fprintf(jf, JSON_ROW, op_names[op], thr, ns[op][thr],
 					ns[op][thr] / ns[OP_BASELINE][thr],
 					thr == 1 ? (unsigned long long)instr[op] : 0ULL,
 					k == ARRAY_SIZE(table_ops) - 1 &&

@@ -525,12 +525,15 @@ static bool run_case(const char *name, void (*fn)(void))
 	cur_case = name;
 	case_failed = 0;
 	fn();
-	printf("%s harness:functional.%s\n", case_failed ? "FAIL" : "PASS", name);
+	if (case_failed)
+		printf("FAIL harness:functional.%s\n", name);
+	else
+		printf("PASS harness:functional.%s\n", name);
 	fflush(stdout);
 	return !case_failed;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-h] [CASE...]\n"
@@ -546,7 +549,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	while ((opt = getopt(argc, argv, "h")) != -1) {
-		usage(argv[0]);
+		print_usage(argv[0]);
 		return opt == 'h' ? 0 : 2;
 	}
 	if (optind < argc)
@@ -572,7 +575,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!ran) {
-		usage(argv[0]);
+		print_usage(argv[0]);
 		return 2;
 	}
 	return failed ? 1 : 0;

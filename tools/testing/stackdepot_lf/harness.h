@@ -16,6 +16,7 @@
 #define CONFIG_STACKDEPOT_LF 1
 
 #include <errno.h>
+#include <sys/cdefs.h>	/* __always_inline */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,9 @@
 
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
-#undef __always_inline
-#define __always_inline		inline __attribute__((__always_inline__))
 #define SMP_CACHE_BYTES		64
-#define ____cacheline_aligned	__attribute__((__aligned__(SMP_CACHE_BYTES)))
+#define __aligned(x)		__attribute__((__aligned__(x)))
+#define ____cacheline_aligned	__aligned(SMP_CACHE_BYTES)
 #define EXPORT_SYMBOL_GPL(sym)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -46,7 +46,9 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 /* Lockless accesses: relaxed unless the kernel primitive orders. */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/* The library names the pair of each; here they only map to C11. */
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+/* As above: an acquire or release is only as good as its pair. */
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* Returns the value found, like the kernel's; a failure orders nothing. */

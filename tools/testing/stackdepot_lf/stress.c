@@ -50,7 +50,7 @@ struct stress_thread {
 };
 
 static void stress_error(struct stress *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__printf(2, 3);
 
 static void stress_error(struct stress *s, const char *fmt, ...)
 {
@@ -272,7 +272,7 @@ static void *stress_resetter(void *arg)
 	return NULL;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s SEED] [-t THREADS] [-d MSEC] [-n OPS]\n"
@@ -309,18 +309,18 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:t:d:n:h")) != -1) {
 		if (opt == 'h') {
-			usage(argv[0]);
+			print_usage(argv[0]);
 			return 0;
 		}
 		if (opt == '?' || sdlf_parse_u64(optarg, &val)) {
-			usage(argv[0]);
+			print_usage(argv[0]);
 			return 2;
 		}
 		if (opt == 's') {
 			seed = val;
 		} else if (opt == 't') {
 			if (!val || val > SDLF_MAX_THREADS - 4) {
-				usage(argv[0]);
+				print_usage(argv[0]);
 				return 2;
 			}
 			nthreads = val;
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		usage(argv[0]);
+		print_usage(argv[0]);
 		return 2;
 	}
 
@@ -394,17 +394,18 @@ int main(int argc, char **argv)
 		stress_error(&s, "walk saw %d records, stats say %u", n,
 			     stats.records);
 
-	printf("stress: %lu calls, %lu ids, %lu lookups (%lu stale), %lu resets, %lu walks (%lu stale)\n",
-	       calls, ok, lookups, stale, s.resets, s.walks, s.walks_stale);
-	printf("stress: hits %llu inserts %llu lost_races %llu drops full %llu probe %llu too_deep %llu busy %llu, arena lost %llu/%llu\n",
+	printf("stress: %lu calls, %lu ids, %lu lookups (%lu stale)\n",
+	       calls, ok, lookups, stale);
+	printf("stress: %lu resets, %lu walks (%lu stale)\n", s.resets,
+	       s.walks, s.walks_stale);
+	printf("stress: hits %llu inserts %llu lost_races %llu\n",
 	       (unsigned long long)stats.hits, (unsigned long long)stats.inserts,
-	       (unsigned long long)stats.lost_races,
+	       (unsigned long long)stats.lost_races);
+	printf("stress: drops full %llu probe %llu too_deep %llu busy %llu\n",
 	       (unsigned long long)stats.drops_full,
 	       (unsigned long long)stats.drops_probe,
 	       (unsigned long long)stats.drops_too_deep,
-	       (unsigned long long)stats.drops_busy,
-	       (unsigned long long)stats.arena_lost,
-	       (unsigned long long)stats.arena_used);
+	       (unsigned long long)stats.drops_busy);
 	stackdepot_lf_destroy(s.depot);
 	free(threads);
 	free(s.first);

@@ -7,6 +7,8 @@
 
 #include "harness.h"
 
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+
 /* Depth of the stacks most tests use, as in the KUnit suite. */
 #define TEST_DEPTH	32
 
