@@ -29,6 +29,10 @@
  *   old generation, and publishes the next tag with smp_store_release().
  *   Hence a caller that sees a generation sees that generation's table,
  *   and nobody observes a record while it is cleared or rewritten.
+ * - Arena reuse within a generation: a caller that lost a publication race
+ *   gives its unpublished record's space back with a release cmpxchg on
+ *   @arena_used, and allocations take space with an acquire cmpxchg, so
+ *   the loser's stores are ordered before the next owner's.
  * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics kept apart
  *   from the records so that the hit path does not dirty the cache lines
  *   that other CPUs compare against.
@@ -147,8 +151,9 @@ static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
 /*
  * Reserve one record of the budget and arena space for it, then fill it in.
  * Returns the slot value that will publish it, or 0 if the depot is full.
- * Nothing here needs ordering: the record becomes reachable only through
- * the cmpxchg_release() in stackdepot_lf_get_id().
+ * The record becomes reachable only through the cmpxchg_release() in
+ * stackdepot_lf_get_id(); the acquire on the arena only orders our stores
+ * after those of a loser that gave the same bytes back.
  */
 static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 			     const unsigned long *entries,
@@ -171,7 +176,11 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 			atomic_dec(&depot->nr_records);
 			return 0;
 		}
-	} while (!atomic_long_try_cmpxchg_relaxed(&depot->arena_used, &used,
+		/*
+		 * Pairs with the release in sdlf_record_discard(): the stores
+		 * of a record given back land before ours to the same bytes.
+		 */
+	} while (!atomic_long_try_cmpxchg_acquire(&depot->arena_used, &used,
 						  used + size));
 
 	rec = (struct sdlf_record *)(depot->arena + used);
@@ -193,7 +202,8 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 	long start = (long)(val - 1) * SDLF_GRANULE;
 	long end = start + sdlf_record_size(rec->depth);
 
-	if (!atomic_long_try_cmpxchg_relaxed(&depot->arena_used, &end, start))
+	/* Pairs with the acquire in sdlf_record_build() of the next owner. */
+	if (!atomic_long_try_cmpxchg_release(&depot->arena_used, &end, start))
 		atomic_long_add(end - start, &depot->arena_lost);
 	atomic_dec(&depot->nr_records);
 }
