@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackmap: decode the ftrace stack map (Documentation/trace/ftrace-stackmap.rst).
+ *
+ * This file holds the command dispatch, "dump" and "snapshot"; "expand"
+ * and "fold", which read trace text, are in trace.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char dump_help[] =
+	"Usage: stackmap dump [--json] [--kallsyms FILE] FILE|-\n"
+	"\n"
+	"Decode a stack_map_bin stream (either byte order) and print it in the\n"
+	"layout of the stack_map file, or as JSON. The stream is checked in\n"
+	"full: the first bad field is reported with its byte offset, and the\n"
+	"exit status is 1. Text output stops there; JSON is printed only for a\n"
+	"valid stream.\n"
+	"\n"
+	"  -j, --json           print JSON (two passes: a pipe is first copied\n"
+	"                       to a temporary file)\n"
+	"  -k, --kallsyms FILE  symbolize with a saved /proc/kallsyms\n"
+	"  -h, --help           this text\n";
+
+static const char snapshot_help[] =
+	"Usage: stackmap snapshot [--instance NAME] [--tracefs DIR] DIR\n"
+	"\n"
+	"Save what is needed to decode a trace later, on another machine: the\n"
+	"trace, then stack_map_bin, stack_map, stack_map_stat and /proc/kallsyms,\n"
+	"into DIR (created if needed). The saved stack_map_bin is checked.\n"
+	"\n"
+	"  -i, --instance NAME  the instance under instances/ (default: top level)\n"
+	"  -t, --tracefs DIR    where tracefs is mounted (default:\n"
+	"                       /sys/kernel/tracing)\n"
+	"  -h, --help           this text\n";
+
+static void usage(FILE *out)
+{
+	fputs("Usage: stackmap COMMAND [options]\n"
+	      "\n"
+	      "Commands:\n"
+	      "  dump      decode a stack_map_bin stream as text or JSON\n"
+	      "  expand    replace the stack ids of a trace with their stacks\n"
+	      "  fold      folded stacks for flame graphs\n"
+	      "  snapshot  save the map, kallsyms and trace of a live system\n"
+	      "\n"
+	      "Run \"stackmap COMMAND --help\" for the options of a command.\n",
+	      out);
+}
+
+void die_usage(const char *cmd)
+{
+	fprintf(stderr, "Try 'stackmap %s --help'.\n", cmd);
+	exit(EXIT_USAGE);
+}
+
+int report(const char *what, const struct smap_error *err)
+{
+	fprintf(stderr, "stackmap: %s: %s\n", what, err->msg);
+	return EXIT_FAILURE;
+}
+
+int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out)
+{
+	struct smap_error err;
+
+	*out = NULL;
+	if (!path)
+		return 0;
+	if (ksyms_load(ks, path, &err))
+		return report(path, &err);
+	*out = ks;
+	return 0;
+}
+
+/* Handle --help and the option errors shared by every command. */
+static int check_opt(int c, const char *cmd, const char *help)
+{
+	if (c == 'h') {
+		fputs(help, stdout);
+		exit(EXIT_SUCCESS);
+	}
+	die_usage(cmd);
+	return 0;
+}
+
+/* dump */
+
+/* "  [i] ", without printf. */
+static int put_index(char *buf, uint32_t i)
+{
+	char tmp[10];
+	int n = 0, len = 0;
+
+	do {
+		tmp[n++] = '0' + i % 10;
+		i /= 10;
+	} while (i);
+	buf[len++] = ' ';
+	buf[len++] = ' ';
+	buf[len++] = '[';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len++] = ']';
+	buf[len++] = ' ';
+	return len;
+}
+
+static void dump_text_record(const struct smap_record *rec,
+			     const struct ksyms *ks)
+{
+	char line[600];
+	uint32_t i;
+	int n;
+
+	printf("stack_id 0x%08x [ref %u, depth %u]\n", rec->id, rec->refs,
+	       rec->depth);
+	for (i = 0; i < rec->depth; i++) {
+		/* One frame per line: millions in a large map, keep it cheap. */
+		n = put_index(line, i);
+		smap_format_frame(line + n, sizeof(line) - n - 1, ks,
+				  rec->addrs[i], SMAP_SYM_PS, 0);
+		n += strlen(line + n);
+		line[n++] = '\n';
+		fwrite(line, 1, n, stdout);
+	}
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void dump_json_header(const struct smap_header *hdr)
+{
+	printf("{\n  \"byte_order\": \"%s\",\n  \"version\": %u,\n"
+	       "  \"header_size\": %u,\n  \"generation\": %u,\n"
+	       "  \"nr_records\": %u,\n  \"flags\": %u,\n"
+	       "  \"addresses\": %s,\n  \"max_depth\": %u,\n"
+	       "  \"record_size\": %u,\n  \"records\": [",
+	       hdr->big_endian ? "big" : "little", hdr->version,
+	       hdr->header_size, hdr->generation, hdr->nr_records, hdr->flags,
+	       hdr->flags & SMAP_FLAG_ADDRS ? "true" : "false",
+	       hdr->max_depth, hdr->record_size);
+}
+
+static void dump_json_record(const struct smap_record *rec,
+			     const struct ksyms *ks, bool first)
+{
+	char sym[512];
+	uint32_t i;
+
+	printf("%s\n    {\"id\": \"0x%08x\", \"generation\": %u, ",
+	       first ? "" : ",", rec->id, smap_id_gen(rec->id));
+	printf("\"refs\": %u, \"depth\": %u, \"frames\": [", rec->refs,
+	       rec->depth);
+	for (i = 0; i < rec->depth; i++) {
+		printf("%s{\"addr\": \"0x%016llx\"", i ? ", " : "",
+		       (unsigned long long)rec->addrs[i]);
+		if (ks || rec->addrs[i] == SMAP_TRAMPOLINE) {
+			smap_format_frame(sym, sizeof(sym), ks, rec->addrs[i],
+					  SMAP_SYM_PS, 0);
+			fputs(", \"symbol\": ", stdout);
+			json_string(sym);
+		}
+		putchar('}');
+	}
+	fputs("]}", stdout);
+}
+
+/* One pass over the stream; prints it unless @print is false. */
+static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
+		     bool json, bool print)
+{
+	struct smap_decoder d;
+	struct smap_record rec;
+	struct smap_error err;
+	int ret;
+
+	if (smap_decoder_init(&d, f, &err)) {
+		smap_decoder_fini(&d);
+		return report(name, &err);
+	}
+	if (print && !(d.hdr.flags & SMAP_FLAG_ADDRS) && d.hdr.nr_records)
+		fprintf(stderr,
+			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
+			name);
+	if (print && json)
+		dump_json_header(&d.hdr);
+	while ((ret = smap_decoder_next(&d, &rec, &err)) > 0) {
+		if (!print)
+			continue;
+		if (json)
+			dump_json_record(&rec, ks, d.nr_read == 1);
+		else
+			dump_text_record(&rec, ks);
+	}
+	smap_decoder_fini(&d);
+	if (ret < 0)
+		return report(name, &err);
+	if (print && json)
+		printf("%s]\n}\n", d.hdr.nr_records ? "\n  " : "");
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *kallsyms = NULL, *path;
+	struct ksyms ksbuf, *ks;
+	struct smap_error err;
+	bool json = false;
+	int c, ret;
+	FILE *f;
+
+	while ((c = getopt_long(argc, argv, "jk:h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if (c == 'k')
+			kallsyms = optarg;
+		else
+			check_opt(c, "dump", dump_help);
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "stackmap dump: expected one FILE or -\n");
+		die_usage("dump");
+	}
+	path = argv[optind];
+	ret = load_kallsyms(&ksbuf, kallsyms, &ks);
+	if (ret)
+		return ret;
+
+	if (json) {
+		/*
+		 * Validate everything first so that a bad stream prints no
+		 * JSON at all, then decode again to print: two passes over a
+		 * seekable copy, never the whole map in memory.
+		 */
+		f = smap_open_seekable(path, &err);
+		if (!f) {
+			ret = report(path, &err);
+			goto out;
+		}
+		ret = dump_pass(f, path, ks, true, false);
+		if (!ret) {
+			rewind(f);
+			ret = dump_pass(f, path, ks, true, true);
+		}
+	} else {
+		/* Text streams: records before an error are printed. */
+		f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+		if (!f) {
+			fprintf(stderr, "stackmap: %s: %s\n", path,
+				strerror(errno));
+			ret = EXIT_FAILURE;
+			goto out;
+		}
+		ret = dump_pass(f, path, ks, false, true);
+	}
+	if (f != stdin)
+		fclose(f);
+out:
+	if (ks)
+		ksyms_free(ks);
+	return ret;
+}
+
+/* snapshot */
+
+static int copy_file(const char *src, const char *dir, const char *name,
+		     uint64_t *bytes)
+{
+	char dst[PATH_MAX], buf[65536];
+	int in, out, ret = -1;
+	ssize_t n;
+
+	*bytes = 0;
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	in = open(src, O_RDONLY);
+	if (in < 0) {
+		fprintf(stderr, "stackmap: %s: %s\n", src, strerror(errno));
+		return -1;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (out < 0) {
+		fprintf(stderr, "stackmap: %s: %s\n", dst, strerror(errno));
+		goto out_in;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n) {
+			fprintf(stderr, "stackmap: %s: %s\n", dst,
+				strerror(errno));
+			goto out_out;
+		}
+		*bytes += n;
+	}
+	if (n < 0) {
+		fprintf(stderr, "stackmap: %s: %s\n", src, strerror(errno));
+		goto out_out;
+	}
+	ret = 0;
+out_out:
+	if (close(out) && !ret) {
+		fprintf(stderr, "stackmap: %s: %s\n", dst, strerror(errno));
+		ret = -1;
+	}
+out_in:
+	close(in);
+	return ret;
+}
+
+static bool is_tracefs(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	return !access(path, R_OK);
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "instance", required_argument, NULL, 'i' },
+		{ "tracefs", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *instance = NULL, *tracefs = NULL, *dir;
+	char inst[PATH_MAX], src[PATH_MAX + 32], dst[PATH_MAX + 32];
+	struct smap_decoder d;
+	struct smap_record rec;
+	struct smap_error err;
+	uint64_t bytes;
+	int c, try, ret;
+	FILE *f;
+
+	while ((c = getopt_long(argc, argv, "i:t:h", opts, NULL)) != -1) {
+		if (c == 'i')
+			instance = optarg;
+		else if (c == 't')
+			tracefs = optarg;
+		else
+			check_opt(c, "snapshot", snapshot_help);
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "stackmap snapshot: expected one DIR\n");
+		die_usage("snapshot");
+	}
+	dir = argv[optind];
+	if (instance && (!*instance || strchr(instance, '/'))) {
+		fprintf(stderr, "stackmap snapshot: bad instance name '%s'\n",
+			instance);
+		die_usage("snapshot");
+	}
+	if (!tracefs)
+		tracefs = is_tracefs("/sys/kernel/tracing") ?
+			  "/sys/kernel/tracing" : "/sys/kernel/debug/tracing";
+	if (instance)
+		snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs,
+			 instance);
+	else
+		snprintf(inst, sizeof(inst), "%s", tracefs);
+	snprintf(src, sizeof(src), "%s/stack_map_bin", inst);
+	if (access(src, R_OK)) {
+		fprintf(stderr,
+			"stackmap: %s: %s (tracefs not mounted, no such instance, or no CONFIG_FTRACE_STACKMAP?)\n",
+			src, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		fprintf(stderr, "stackmap: %s: %s\n", dir, strerror(errno));
+		return EXIT_FAILURE;
+	}
+
+	/* The trace first: the map read after it holds every id it names. */
+	snprintf(src, sizeof(src), "%s/trace", inst);
+	if (copy_file(src, dir, "trace", &bytes))
+		return EXIT_FAILURE;
+	printf("trace: %llu bytes\n", (unsigned long long)bytes);
+
+	/* A reset while reading fails the read with ESTALE: read again. */
+	snprintf(src, sizeof(src), "%s/stack_map_bin", inst);
+	for (try = 0; try < 3; try++) {
+		ret = copy_file(src, dir, "stack_map_bin", &bytes);
+		if (!ret || errno != ESTALE)
+			break;
+	}
+	if (ret)
+		return EXIT_FAILURE;
+
+	snprintf(dst, sizeof(dst), "%s/stack_map_bin", dir);
+	f = fopen(dst, "rb");
+	if (!f) {
+		fprintf(stderr, "stackmap: %s: %s\n", dst, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	ret = smap_decoder_init(&d, f, &err);
+	while (!ret && (ret = smap_decoder_next(&d, &rec, &err)) > 0)
+		ret = 0;
+	fclose(f);
+	smap_decoder_fini(&d);
+	if (ret < 0)
+		return report(dst, &err);
+	printf("stack_map_bin: %llu bytes, generation %u, %u records%s\n",
+	       (unsigned long long)bytes, d.hdr.generation, d.hdr.nr_records,
+	       d.hdr.flags & SMAP_FLAG_ADDRS ? "" :
+	       " (addresses hidden: run with CAP_SYSLOG)");
+
+	snprintf(src, sizeof(src), "%s/stack_map", inst);
+	if (copy_file(src, dir, "stack_map", &bytes))
+		return EXIT_FAILURE;
+	printf("stack_map: %llu bytes\n", (unsigned long long)bytes);
+	snprintf(src, sizeof(src), "%s/stack_map_stat", inst);
+	if (copy_file(src, dir, "stack_map_stat", &bytes))
+		return EXIT_FAILURE;
+	printf("stack_map_stat: %llu bytes\n", (unsigned long long)bytes);
+	if (copy_file("/proc/kallsyms", dir, "kallsyms", &bytes))
+		return EXIT_FAILURE;
+	printf("kallsyms: %llu bytes\n", (unsigned long long)bytes);
+	printf("decode with: stackmap expand --map %s/stack_map_bin", dir);
+	printf(" --kallsyms %s/kallsyms %s/trace\n", dir, dir);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "dump", cmd_dump },
+		{ "expand", cmd_expand },
+		{ "fold", cmd_fold },
+		{ "snapshot", cmd_snapshot },
+	};
+	size_t i;
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		ret = cmds[i].fn(argc - 1, argv + 1);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "stackmap: write error: %s\n",
+				strerror(errno));
+			return EXIT_FAILURE;
+		}
+		return ret;
+	}
+	fprintf(stderr, "stackmap: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

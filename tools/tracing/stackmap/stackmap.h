@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stackmap: userspace decoder of the ftrace stack_map_bin stream.
+ *
+ * The format is defined in Documentation/trace/ftrace-stackmap.rst and
+ * kernel/trace/trace_stackmap.h. This header is the contract between the
+ * decoder (decode.c), the id index (mapindex.c), the symbolizer (ksyms.c)
+ * and their users: the CLI, the fuzz target and plugin_stackmap.so.
+ *
+ * Conventions: every function that can fail fills a caller-provided
+ * struct smap_error with a one-line message that starts with the byte
+ * offset of the bad field or item ("offset 48: ...") and returns -1.
+ */
+#ifndef _STACKMAP_H
+#define _STACKMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SMAP_MAGIC		0x46534D42U	/* "FSMB" */
+#define SMAP_VERSION		1
+#define SMAP_HEADER_SIZE	32
+#define SMAP_RECORD_SIZE	16
+#define SMAP_FLAG_ADDRS		0x1U
+/* Frame in the ftrace trampoline; not an address. */
+#define SMAP_TRAMPOLINE		0x7fffffffULL
+/* Ids: the low 20 bits index the record, the high 12 bits tag the generation. */
+#define SMAP_ID_INDEX_BITS	20
+#define SMAP_ID_INDEX_MASK	((1U << SMAP_ID_INDEX_BITS) - 1)
+#define SMAP_GEN_MAX		((1U << (32 - SMAP_ID_INDEX_BITS)) - 1)
+/*
+ * Bounds this decoder puts on fields the format leaves open, so that the
+ * memory it needs per record stays bounded (8 bytes * SMAP_MAX_DEPTH).
+ * The kernel writes max_depth 128 and record_size 16.
+ */
+#define SMAP_MAX_DEPTH		65536U
+#define SMAP_MAX_RECORD_SIZE	65536U
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static inline uint32_t smap_id_gen(uint32_t id)
+{
+	return id >> SMAP_ID_INDEX_BITS;
+}
+
+struct smap_error {
+	char msg[256];
+};
+
+/**
+ * struct smap_header - decoded stack_map_bin header, in host byte order
+ * @big_endian: the stream was written by a big-endian kernel
+ * @swap: the stream's byte order differs from the host's
+ */
+struct smap_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t header_size;
+	uint32_t generation;
+	uint32_t nr_records;
+	uint32_t flags;
+	uint32_t max_depth;
+	uint32_t record_size;
+	uint32_t reserved;
+	bool big_endian;
+	bool swap;
+};
+
+/**
+ * struct smap_record - one decoded record
+ * @offset: byte offset of the record in the stream
+ * @addrs: @depth addresses, innermost first; owned by the decoder and
+ *	valid until the next call of smap_decoder_next()
+ */
+struct smap_record {
+	uint64_t offset;
+	uint32_t id;
+	uint32_t depth;
+	uint32_t refs;
+	uint32_t reserved;
+	const uint64_t *addrs;
+};
+
+/**
+ * struct smap_decoder - streaming, validating decoder
+ *
+ * Memory use is bounded: one record's addresses and a 128 KiB bitmap of
+ * the ids seen, whatever the size of the stream.
+ */
+struct smap_decoder {
+	FILE *f;
+	uint64_t off;
+	struct smap_header hdr;
+	uint32_t nr_read;
+	bool done;
+	uint64_t *addrs;
+	uint8_t *raw;
+	uint8_t *seen;
+};
+
+int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err);
+int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
+		      struct smap_error *err);
+void smap_decoder_fini(struct smap_decoder *d);
+int smap_decode_addrs(const struct smap_header *hdr, const uint8_t *raw,
+		      uint32_t depth, uint64_t *addrs);
+
+FILE *smap_open_seekable(const char *path, struct smap_error *err);
+
+/* Id index: random access to the records of a validated stream. */
+enum smap_lookup {
+	SMAP_FOUND,
+	SMAP_STALE,	/* id of another generation */
+	SMAP_UNKNOWN,	/* right generation, not in the map */
+};
+
+struct smap_index {
+	FILE *f;
+	struct smap_header hdr;
+	uint64_t *off;		/* record offset + 1 per id index, 0: none */
+	uint64_t *addrs;
+	uint8_t *raw;
+};
+
+int smap_index_open(struct smap_index *ix, FILE *f, struct smap_error *err);
+/* Calls @fn for every record, in stream order. */
+int smap_index_foreach(struct smap_index *ix,
+		       int (*fn)(void *ctx, const struct smap_record *rec),
+		       void *ctx, struct smap_error *err);
+enum smap_lookup smap_index_lookup(struct smap_index *ix, uint32_t id,
+				   struct smap_record *rec);
+void smap_index_close(struct smap_index *ix);
+
+/* Symbols from a saved /proc/kallsyms. */
+struct ksym {
+	uint64_t addr;
+	uint64_t size;		/* to the next symbol; 0 if last */
+	uint32_t name;		/* offsets in the string pool */
+	uint32_t mod;		/* 0: core kernel */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t nr;
+	char *pool;
+	size_t pool_len;
+	uint64_t kretprobe_tramp;
+};
+
+int ksyms_load(struct ksyms *ks, const char *path, struct smap_error *err);
+void ksyms_free(struct ksyms *ks);
+
+/* How to print a frame. */
+enum smap_sym_style {
+	SMAP_SYM_PS,	/* %pS, as the stack_map file: "0x%lx" if unknown */
+	SMAP_SYM_TRACE,	/* seq_print_ip_sym(), as the trace file */
+};
+
+#define SMAP_SYM_OFFSET	0x1	/* sym-offset trace option */
+#define SMAP_SYM_ADDR	0x2	/* sym-addr trace option */
+
+void smap_format_frame(char *buf, size_t len, const struct ksyms *ks,
+		       uint64_t ip, enum smap_sym_style style,
+		       unsigned int flags);
+
+#endif /* _STACKMAP_H */

@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of build/stackmap and plugin_stackmap.so, plus a bounded
+libFuzzer run of the decoder.
+
+Appends one "PASS tools:<name>" or "FAIL tools:<name>" line per test to
+--results and exits non-zero if any test failed. Every stream is crafted
+here (tests/smapgen.py), in both byte orders.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smapgen as g  # noqa: E402
+
+ORDERS = (('le', '<'), ('be', '>'))
+A0 = 0xffffffff81000010          # _stext+0x10
+A1 = 0xffffffff81000123          # foo_bar+0x23
+A2 = 0xffffffffc0001000          # modfn+0x100, in module mymod
+A3 = 0xffffffff81000205          # baz+0x5
+KALLSYMS = """ffffffff81000000 T _stext
+ffffffff81000000 T startup_64
+ffffffff81000100 t foo_bar
+ffffffff81000200 T baz
+ffffffff81000300 T __kretprobe_trampoline
+ffffffff81000400 D last_text
+ffffffffc0000f00 t modfn\t[mymod]
+ffffffffc0002000 t modend\t[mymod]
+"""
+RECS = [(0x00100001, [A0, g.TRAMPOLINE, A1], 42),
+        (0x00100002, [A2], 3),
+        (0x00100005, [A3, A1, A0], 0)]
+TRACE = """# tracer: nop
+#
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |   |||||     |         |
+            bash-1234    [001] d..2.   12.345678: sched_switch: prev_comm=bash
+            bash-1234    [001] d..2.   12.345679: <stack_id 0x00100001>
+     kworker/0:1-55      [000] ....1   12.400000: kmalloc: call_site=x
+     kworker/0:1-55      [000] ....1   12.400001: <stack_id 0x00100002>
+     kworker/0:1-55      [000] ....1   12.400002: <stack_id 0x00200002>
+     kworker/0:1-55      [000] ....1   12.400003: <stack_id 0x00100009>
+  my-prog 2-77       (     77) [001] ....1   12.5: kmalloc: call_site=y
+  my-prog 2-77       (     77) [001] ....1   12.5: <stack_id 0x00100002>
+            bash-1234    [001] d..2.   12.6: sched_switch: prev_comm=bash
+            bash-1234    [001] d..2.   12.6: <stack trace>
+ => baz
+ => foo_bar
+ => _stext
+            bash-1234    [001] d..2.   12.7: sched_switch: prev_comm=bash
+            bash-1234    [001] d..2.   12.7: <stack_id 0x00100001>"""
+
+
+class Runner:
+    def __init__(self, build, results):
+        self.build = build
+        self.bin = os.path.join(build, 'stackmap')
+        self.results = results
+        self.tmp = tempfile.mkdtemp(prefix='stackmap-test.')
+        self.passed = self.failed = 0
+        self.kallsyms = self.write('kallsyms', KALLSYMS.encode())
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+    def run(self, args, stdin=None, **kw):
+        return subprocess.run([self.bin] + args, input=stdin,
+                              capture_output=True, **kw)
+
+    def record(self, name, ok, detail=''):
+        line = '%s tools:%s' % ('PASS' if ok else 'FAIL', name)
+        print(line + ('' if ok or not detail else '  # ' + detail))
+        if self.results:
+            with open(self.results, 'a') as f:
+                f.write(line + '\n')
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def check(self, name, fn):
+        try:
+            fn()
+        except AssertionError as e:
+            self.record(name, False, str(e).replace('\n', '\\n')[:300])
+        except Exception as e:  # a crash of the test is a failure too
+            self.record(name, False, '%s: %s' % (type(e).__name__, e))
+        else:
+            self.record(name, True)
+
+
+def eq(a, b, what=''):
+    assert a == b, '%s: expected %r, got %r' % (what, b, a)
+
+
+# dump ---------------------------------------------------------------------
+
+DUMP_TEXT = """stack_id 0x00100001 [ref 42, depth 3]
+  [0] 0xffffffff81000010
+  [1] [FTRACE TRAMPOLINE]
+  [2] 0xffffffff81000123
+stack_id 0x00100002 [ref 3, depth 1]
+  [0] 0xffffffffc0001000
+stack_id 0x00100005 [ref 0, depth 3]
+  [0] 0xffffffff81000205
+  [1] 0xffffffff81000123
+  [2] 0xffffffff81000010
+"""
+DUMP_SYMS = """stack_id 0x00100001 [ref 42, depth 3]
+  [0] _stext+0x10/0x100
+  [1] [FTRACE TRAMPOLINE]
+  [2] foo_bar+0x23/0x100
+stack_id 0x00100002 [ref 3, depth 1]
+  [0] modfn+0x100/0x1100 [mymod]
+stack_id 0x00100005 [ref 0, depth 3]
+  [0] baz+0x5/0x100
+  [1] foo_bar+0x23/0x100
+  [2] _stext+0x10/0x100
+"""
+
+
+def tests_dump(r):
+    for order, bo in ORDERS:
+        path = r.write('good.' + order, g.stream(RECS, bo=bo))
+
+        def text(path=path):
+            p = r.run(['dump', path])
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), DUMP_TEXT, 'stdout')
+            eq(p.stderr, b'', 'stderr')
+        r.check('dump_text_' + order, text)
+
+        def syms(path=path):
+            p = r.run(['dump', '--kallsyms', r.kallsyms, path])
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), DUMP_SYMS, 'stdout')
+        r.check('dump_kallsyms_' + order, syms)
+
+        def stdin(path=path):
+            with open(path, 'rb') as f:
+                p = r.run(['dump', '-'], stdin=f.read())
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), DUMP_TEXT, 'stdout')
+        r.check('dump_stdin_' + order, stdin)
+
+        def js(path=path, order=order, pipe=False):
+            if pipe:
+                with open(path, 'rb') as f:
+                    p = r.run(['dump', '--json', '-k', r.kallsyms, '-'],
+                              stdin=f.read())
+            else:
+                p = r.run(['dump', '--json', '-k', r.kallsyms, path])
+            eq(p.returncode, 0, 'exit')
+            d = json.loads(p.stdout)
+            eq(d['byte_order'], {'le': 'little', 'be': 'big'}[order], 'bo')
+            eq((d['version'], d['generation'], d['nr_records'],
+                d['addresses'], d['max_depth']), (1, 1, 3, True, 128), 'hdr')
+            eq([x['id'] for x in d['records']],
+               ['0x00100001', '0x00100002', '0x00100005'], 'ids')
+            eq(d['records'][0]['refs'], 42, 'refs')
+            eq([f['symbol'] for f in d['records'][0]['frames']],
+               ['_stext+0x10/0x100', '[FTRACE TRAMPOLINE]',
+                'foo_bar+0x23/0x100'], 'symbols')
+            eq(d['records'][1]['frames'][0]['addr'], '0xffffffffc0001000',
+               'addr')
+        r.check('dump_json_' + order, js)
+        r.check('dump_json_pipe_' + order,
+                lambda js=js: js(pipe=True))
+
+    def empty_map():
+        path = r.write('empty', g.header(0, 0))
+        p = r.run(['dump', path])
+        eq((p.returncode, p.stdout), (0, b''), 'text')
+        p = r.run(['dump', '--json', path])
+        eq(p.returncode, 0, 'exit')
+        eq(json.loads(p.stdout)['records'], [], 'records')
+    r.check('dump_unallocated_depot', empty_map)
+
+    def hidden():
+        path = r.write('hidden', g.stream([(0x00300001, [0, 0], 1)], gen=3,
+                                          flags=0))
+        p = r.run(['dump', path])
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(),
+           'stack_id 0x00300001 [ref 1, depth 2]\n  [0] 0x0\n  [1] 0x0\n',
+           'stdout')
+        assert b'addresses are hidden' in p.stderr, p.stderr
+    r.check('dump_hidden_addresses', hidden)
+
+    def bigger_sizes():
+        # A larger header or record header is skipped, not misread.
+        data = (g.header(1, 1, header_size=40, record_size=24,
+                         extra=b'\xaa' * 8) +
+                g.record(0x00100001, [A0], 7, extra=b'\xbb' * 8))
+        p = r.run(['dump', r.write('bigger', data)])
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(),
+           'stack_id 0x00100001 [ref 7, depth 1]\n  [0] 0xffffffff81000010\n',
+           'stdout')
+    r.check('dump_larger_header_and_record_size', bigger_sizes)
+
+
+# strict input ---------------------------------------------------------------
+
+def bad_streams(bo):
+    """(name, stream, offset named in the error, words expected)"""
+    r1 = g.record(0x00100001, [A0, A1], 5, bo)       # 32 bytes, at 32
+    r2 = g.record(0x00100002, [A2], 1, bo)           # 24 bytes, at 64
+    h = g.header
+    return [
+        ('empty', b'', 0, 'truncated header'),
+        ('short_magic', b'FSM', 0, 'truncated header'),
+        ('bad_magic', b'XXXX' + h(1, 0, bo)[4:], 0, 'bad magic'),
+        ('truncated_header', h(1, 0, bo)[:20], 0, 'truncated header'),
+        ('truncated_long_header', h(1, 0, bo, header_size=40), 0,
+         'truncated header'),
+        ('version_0', h(1, 0, bo, version=0), 4, 'version'),
+        ('version_2', h(1, 0, bo, version=2), 4, 'version'),
+        ('header_size_small', h(1, 0, bo, header_size=28), 6,
+         'header_size'),
+        ('generation_too_big', h(4096, 0, bo), 8, 'generation'),
+        ('records_in_generation_0', h(0, 1, bo) + r1, 12, 'generation 0'),
+        ('unknown_flags', h(1, 0, bo, flags=3), 16, 'flags'),
+        ('max_depth_0', h(1, 0, bo, max_depth=0), 20, 'max_depth'),
+        ('max_depth_huge', h(1, 0, bo, max_depth=1 << 20), 20,
+         'max_depth'),
+        ('record_size_small', h(1, 0, bo, record_size=12), 24,
+         'record_size'),
+        ('header_reserved', h(1, 0, bo, reserved=1), 28, 'reserved'),
+        ('truncated_record_header', h(1, 2, bo) + r1 + r2[:10], 64,
+         'truncated record 1'),
+        ('truncated_addresses', h(1, 2, bo) + r1 + r2[:20], 64,
+         'truncated record 1'),
+        ('depth_0', h(1, 1, bo) + g.record(0x00100001, [], 1, bo), 36,
+         'depth 0'),
+        ('depth_above_max', h(1, 1, bo, max_depth=2) +
+         g.record(0x00100001, [A0, A1, A2], 1, bo), 36, 'depth 3'),
+        ('count_mismatch', h(1, 3, bo) + r1 + r2, 88,
+         'record count mismatch'),
+        ('trailing_bytes', h(1, 2, bo) + r1 + r2 + b'\0', 88,
+         'trailing data'),
+        ('record_generation', h(1, 2, bo) + r1 +
+         g.record(0x00200002, [A2], 1, bo), 64, 'generation 2'),
+        ('duplicate_id', h(1, 2, bo) + r1 +
+         g.record(0x00100001, [A2], 1, bo), 64, 'duplicate id'),
+        ('record_reserved', h(1, 1, bo) +
+         g.record(0x00100001, [A0], 1, bo, reserved=9), 44, 'reserved'),
+    ]
+
+
+def tests_errors(r):
+    for order, bo in ORDERS:
+        for name, data, off, words in bad_streams(bo):
+            path = r.write('bad.%s.%s' % (name, order), data)
+
+            def check(path=path, data=data, off=off, words=words):
+                for args in (['dump', path], ['dump', '--json', path],
+                             ['dump', '--json', '-'],
+                             ['expand', '--map', path, '/dev/null'],
+                             ['fold', '--map', path]):
+                    p = r.run(args, stdin=data)
+                    eq(p.returncode, 1, '%s: exit' % args[:2])
+                    err = p.stderr.decode()
+                    eq(err.count('\n'), 1, '%s: one line: %r' % (args, err))
+                    m = re.search(r': offset (\d+): ', err)
+                    assert m, 'no offset in %r' % err
+                    eq(int(m.group(1)), off, 'offset in %r' % err)
+                    assert words in err, '%r not in %r' % (words, err)
+                    if args[1] == '--json' or args[0] != 'dump':
+                        eq(p.stdout, b'', '%s: stdout' % args)
+            r.check('strict_%s_%s' % (name, order), check)
+
+
+# expand and fold -------------------------------------------------------------
+
+EXPAND_RAW = TRACE.replace(
+    '12.345679: <stack_id 0x00100001>',
+    '12.345679: <stack trace>\n => 0xffffffff81000010\n'
+    ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123').replace(
+    '12.400001: <stack_id 0x00100002>',
+    '12.400001: <stack trace>\n => 0xffffffffc0001000').replace(
+    '<stack_id 0x00200002>', '<stack_id 0x00200002> [stale]').replace(
+    '<stack_id 0x00100009>', '<stack_id 0x00100009> [unknown]').replace(
+    '12.5: <stack_id 0x00100002>',
+    '12.5: <stack trace>\n => 0xffffffffc0001000').replace(
+    '12.7: <stack_id 0x00100001>',
+    '12.7: <stack trace>\n => 0xffffffff81000010\n'
+    ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123') + '\n'
+
+
+def tests_expand(r):
+    for order, bo in ORDERS:
+        path = r.write('map.' + order, g.stream(RECS, bo=bo))
+        trace = r.write('trace', TRACE.encode())
+
+        def raw(path=path):
+            p = r.run(['expand', '--map', path, trace])
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), EXPAND_RAW, 'stdout')
+            assert b'1 stale and 1 unknown' in p.stderr, p.stderr
+        r.check('expand_raw_' + order, raw)
+
+        def syms(path=path):
+            p = r.run(['expand', '-m', path, '-k', r.kallsyms, '-'],
+                      stdin=TRACE.encode())
+            eq(p.returncode, 0, 'exit')
+            out = p.stdout.decode()
+            assert ('12.345679: <stack trace>\n => _stext\n'
+                    ' => [FTRACE TRAMPOLINE]\n => foo_bar\n') in out, out
+            assert '12.400001: <stack trace>\n => modfn\n' in out, out
+            assert '<stack_id 0x00200002> [stale]\n' in out, out
+        r.check('expand_kallsyms_' + order, syms)
+
+    def sym_offset():
+        path = r.write('map.le', g.stream(RECS))
+        p = r.run(['expand', '-m', path, '-k', r.kallsyms, '--sym-offset',
+                   '--sym-addr'], stdin=TRACE.encode())
+        out = p.stdout.decode()
+        assert (' => _stext+0x10/0x100 <ffffffff81000010>\n'
+                ' => [FTRACE TRAMPOLINE]\n'
+                ' => foo_bar+0x23/0x100 <ffffffff81000123>\n') in out, out
+        assert ' => modfn+0x100/0x1100 [mymod] <ffffffffc0001000>\n' in out
+    r.check('expand_sym_offset_addr', sym_offset)
+
+    def kernel_edges():
+        # 0 prints "0", an address without symbol "0x%08lx", the kretprobe
+        # trampoline "[unknown/kretprobe'd]", as seq_print_ip_sym() does.
+        path = r.write('edges', g.stream(
+            [(0x00100001, [0, 0x1234, 0xffffffff81000300, 0x10], 1)]))
+        p = r.run(['expand', '-m', path, '-k', r.kallsyms],
+                  stdin=b'<stack_id 0x00100001>')
+        eq(p.stdout.decode(), "<stack trace>\n => 0\n => 0x00001234\n"
+           " => [unknown/kretprobe'd]\n => 0x00000010\n", 'stdout')
+    r.check('expand_kernel_formats', kernel_edges)
+
+    def trace_cmd_report():
+        path = r.write('map.le', g.stream(RECS))
+        line = ('            bash-1234  [001] 12.345679: kernel_stack_id:'
+                '      <stack_id 0x00100002>\n')
+        p = r.run(['expand', '-m', path], stdin=line.encode())
+        eq(p.stdout.decode(), line.replace('<stack_id 0x00100002>',
+           '<stack trace>') + ' => 0xffffffffc0001000\n', 'stdout')
+    r.check('expand_trace_cmd_report_lines', trace_cmd_report)
+
+    def stale_never_resolves():
+        # Same index as a record, other generation: must not resolve.
+        path = r.write('gen2', g.stream([(0x00200001, [A0], 1)], gen=2))
+        p = r.run(['expand', '-m', path],
+                  stdin=b'x: <stack_id 0x00100001>\nx: <stack_id 0x00300001>\n'
+                  b'x: <stack_id 0x00200002>\nx: <stack_id 0x00200001>\n')
+        eq(p.stdout.decode(), 'x: <stack_id 0x00100001> [stale]\n'
+           'x: <stack_id 0x00300001> [stale]\n'
+           'x: <stack_id 0x00200002> [unknown]\n'
+           'x: <stack trace>\n => 0xffffffff81000010\n', 'stdout')
+    r.check('expand_stale_and_unknown', stale_never_resolves)
+
+
+FOLD_TRACE = """bash;0xffffffff81000123;[FTRACE TRAMPOLINE];0xffffffff81000010 2
+bash;_stext;foo_bar;baz 1
+kworker/0:1;0xffffffffc0001000 1
+kworker/0:1;[stale stack_id] 1
+kworker/0:1;[unknown stack_id] 1
+my-prog 2;0xffffffffc0001000 1
+"""
+
+
+def tests_fold(r):
+    for order, bo in ORDERS:
+        path = r.write('map.' + order, g.stream(RECS, bo=bo))
+
+        def trace(path=path):
+            p = r.run(['fold', '--map', path, '-'], stdin=TRACE.encode())
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), FOLD_TRACE, 'stdout')
+        r.check('fold_trace_' + order, trace)
+
+        def refs(path=path):
+            p = r.run(['fold', '--map', path, '-k', r.kallsyms])
+            eq(p.returncode, 0, 'exit')
+            eq(p.stdout.decode(), 'foo_bar;[FTRACE TRAMPOLINE];_stext 42\n'
+               'modfn 3\n', 'stdout')
+        r.check('fold_map_refs_' + order, refs)
+
+    def merged():
+        # A full stack and an id of the same stack fold into one line.
+        path = r.write('map.le', g.stream(RECS))
+        tr = ('  a-1 [000] ....: ev\n  a-1 [000] ....: <stack_id 0x00100005>\n'
+              '  a-1 [000] ....: ev\n  a-1 [000] ....: <stack trace>\n'
+              ' => baz+0x5/0x100\n => foo_bar+0x23/0x100\n'
+              ' => _stext+0x10/0x100\n')
+        p = r.run(['fold', '-m', path, '-k', r.kallsyms, '-'],
+                  stdin=tr.encode())
+        eq(p.stdout.decode(), 'a;_stext;foo_bar;baz 2\n', 'stdout')
+    r.check('fold_merges_ids_and_full_stacks', merged)
+
+
+# command line ----------------------------------------------------------------
+
+def tests_cli(r):
+    for cmd in ('dump', 'expand', 'fold', 'snapshot'):
+        def helps(cmd=cmd):
+            p = r.run([cmd, '--help'])
+            eq(p.returncode, 0, 'exit')
+            assert p.stdout.startswith(b'Usage: stackmap ' + cmd.encode())
+            p = r.run([cmd, '--bogus'])
+            eq(p.returncode, 2, 'unknown option exit')
+            p = r.run([cmd])
+            eq(p.returncode, 2, 'missing argument exit')
+        r.check('cli_%s_help_and_usage' % cmd, helps)
+
+    def top():
+        eq(r.run(['--help']).returncode, 0, '--help')
+        eq(r.run([]).returncode, 2, 'no command')
+        eq(r.run(['frobnicate']).returncode, 2, 'unknown command')
+        p = r.run(['dump', '/nonexistent'])
+        eq(p.returncode, 1, 'missing file')
+        p = r.run(['expand', '-m', r.kallsyms, '-k', '/nonexistent'])
+        eq(p.returncode, 1, 'missing kallsyms')
+    r.check('cli_commands_and_missing_files', top)
+
+    def bad_kallsyms():
+        path = r.write('map.le', g.stream(RECS))
+        zero = r.write('ks0', b'0000000000000000 T _stext\n')
+        p = r.run(['dump', '-k', zero, path])
+        eq(p.returncode, 1, 'exit')
+        assert b'no symbol addresses' in p.stderr, p.stderr
+        eq(p.stdout, b'', 'stdout')
+    r.check('cli_kallsyms_without_addresses', bad_kallsyms)
+
+
+# snapshot ---------------------------------------------------------------------
+
+def tests_snapshot(r):
+    def snap():
+        fake = os.path.join(r.tmp, 'tracefs')
+        inst = os.path.join(fake, 'instances', 'foo')
+        os.makedirs(inst)
+        data = g.stream(RECS)
+        for d in (fake, inst):
+            for name, content in (('trace', TRACE.encode()),
+                                  ('stack_map_bin', data),
+                                  ('stack_map', DUMP_SYMS.encode()),
+                                  ('stack_map_stat', b'allocated: 1\n')):
+                with open(os.path.join(d, name), 'wb') as f:
+                    f.write(content)
+        out = os.path.join(r.tmp, 'snap')
+        p = r.run(['snapshot', '--tracefs', fake, '--instance', 'foo', out])
+        eq(p.returncode, 0, 'exit: %r' % p.stderr)
+        assert b'generation 1, 3 records' in p.stdout, p.stdout
+        for name in ('trace', 'stack_map_bin', 'stack_map', 'stack_map_stat',
+                     'kallsyms'):
+            assert os.path.exists(os.path.join(out, name)), name
+        with open(os.path.join(out, 'stack_map_bin'), 'rb') as f:
+            eq(f.read(), data, 'stack_map_bin copy')
+        p = r.run(['snapshot', '--tracefs', fake, '-i', 'nope', out])
+        eq(p.returncode, 1, 'missing instance')
+        with open(os.path.join(inst, 'stack_map_bin'), 'wb') as f:
+            f.write(data[:-3])
+        p = r.run(['snapshot', '--tracefs', fake, '-i', 'foo', out])
+        eq(p.returncode, 1, 'truncated map')
+        assert b'truncated record 2' in p.stderr, p.stderr
+        eq(r.run(['snapshot', '-i', 'a/b', out]).returncode, 2, 'bad name')
+    r.check('snapshot_fake_tracefs', snap)
+
+
+# bounded memory ---------------------------------------------------------------
+
+def max_rss_kb(cmd, stdin=None):
+    """Peak RSS of @cmd in KiB, measured by /usr/bin/time (GNU time)."""
+    with tempfile.NamedTemporaryFile('r') as out:
+        p = subprocess.run(['/usr/bin/time', '-o', out.name, '-f', '%M'] +
+                           cmd, stdin=stdin, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        assert p.returncode == 0, '%s: exit %d: %r' % (cmd, p.returncode,
+                                                       p.stderr)
+        return int(out.read().split()[-1])
+
+
+def tests_large(r):
+    path = os.path.join(r.tmp, 'large.bin')
+    t = time.time()
+    nr = g.large(path, 100, bo='>')
+    size = os.path.getsize(path)
+
+    def bounded():
+        assert size >= 100 << 20, size
+        # The text dump streams; JSON from a pipe is spooled and read
+        # twice; expand indexes the ids. None may hold the map in memory.
+        limits = {'dump': 16 << 10, 'json_pipe': 16 << 10,
+                  'expand': 24 << 10}
+        rss = {'dump': max_rss_kb([r.bin, 'dump', path]),
+               'expand': max_rss_kb([r.bin, 'expand', '-m', path,
+                                     '/dev/null'])}
+        cat = subprocess.Popen(['cat', path], stdout=subprocess.PIPE)
+        rss['json_pipe'] = max_rss_kb([r.bin, 'dump', '--json', '-'],
+                                      stdin=cat.stdout)
+        cat.stdout.close()
+        eq(cat.wait(), 0, 'cat')
+        print('  # %d records, %d MiB: max RSS in KiB %s (%.1f s)' %
+              (nr, size >> 20, rss, time.time() - t))
+        for k, v in rss.items():
+            assert v < limits[k], '%s: max RSS %d KiB' % (k, v)
+    r.check('large_map_bounded_memory', bounded)
+    os.unlink(path)
+
+
+# plugin -------------------------------------------------------------------------
+
+def tests_plugin(r):
+    tp = os.path.join(r.build, 'test_plugin')
+    # Only build/ is searched: the system plugins are not needed.
+    plugdir = os.path.join(r.tmp, 'plugins')
+    os.makedirs(plugdir, exist_ok=True)
+    shutil.copy(os.path.join(r.build, 'plugin_stackmap.so'), plugdir)
+    env = dict(os.environ, HOME=r.tmp)
+    env.pop('STACKMAP_MAP', None)
+    ids = ['0x00100001', '0x00100002', '0x00200002', '0x00100009']
+    resolved = ('<stack trace>\n => _stext+0x10/0x100\n'
+                ' => [FTRACE TRAMPOLINE]\n => foo_bar+0x23/0x100\n'
+                '<stack trace>\n => modfn+0x100/0x1100\n'
+                '<stack_id 0x00200002> [stale]\n'
+                '<stack_id 0x00100009> [unknown]\n')
+
+    def run(extra, env):
+        p = subprocess.run([tp, plugdir] + extra + ids, capture_output=True,
+                           env=env)
+        eq(p.returncode, 0, 'exit: %r' % p.stderr)
+        return p.stdout.decode()
+
+    for order, bo in ORDERS:
+        path = r.write('map.' + order, g.stream(RECS, bo=bo))
+        r.check('plugin_option_map_' + order, lambda path=path: eq(
+            run(['-O', 'stackmap:map=' + path], env), resolved, 'stdout'))
+    path = r.write('map.le', g.stream(RECS))
+    r.check('plugin_env_map', lambda: eq(
+        run([], dict(env, STACKMAP_MAP=path)), resolved, 'stdout'))
+    r.check('plugin_no_map', lambda: eq(
+        run([], env), ''.join('<stack_id %s>\n' % i for i in ids), 'stdout'))
+    bad = r.write('bad.map', b'FSMB')
+
+    def bad_map():
+        p = subprocess.run([tp, plugdir, '-O', 'stackmap:map=' + bad] + ids,
+                           capture_output=True, env=env)
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), ''.join('<stack_id %s>\n' % i for i in ids),
+           'stdout')
+        assert b'printing stack ids unresolved' in p.stderr, p.stderr
+    r.check('plugin_bad_map_falls_back', bad_map)
+
+
+# fuzz -------------------------------------------------------------------------
+
+def seed_corpus(r, corpus):
+    os.makedirs(corpus, exist_ok=True)
+    n = 0
+    for order, bo in ORDERS:
+        seeds = [g.stream(RECS, bo=bo), g.header(0, 0, bo)]
+        seeds += [data for _, data, _, _ in bad_streams(bo)]
+        for data in seeds:
+            with open(os.path.join(corpus, 'seed%03d' % n), 'wb') as f:
+                f.write(data)
+            n += 1
+
+
+def tests_fuzz(r, seconds):
+    corpus = os.path.join(r.tmp, 'corpus')
+    seed_corpus(r, corpus)
+
+    def fuzz():
+        p = subprocess.run([os.path.join(r.build, 'fuzz_decode'),
+                            '-max_total_time=%d' % seconds, '-max_len=4096',
+                            '-timeout=10', '-rss_limit_mb=512', corpus],
+                           capture_output=True, cwd=r.tmp)
+        tail = p.stderr.decode(errors='replace').strip().splitlines()[-3:]
+        print('  # fuzz: ' + ' | '.join(tail))
+        eq(p.returncode, 0, 'libFuzzer exit')
+    r.check('fuzz_decoder_%ds' % seconds, fuzz)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', required=True)
+    ap.add_argument('--results')
+    ap.add_argument('--fuzz-seconds', type=int, default=20)
+    ap.add_argument('--seed-corpus')
+    args = ap.parse_args()
+    r = Runner(os.path.abspath(args.build), args.results)
+    try:
+        if args.seed_corpus:
+            seed_corpus(r, args.seed_corpus)
+            return 0
+        start = time.time()
+        tests_dump(r)
+        tests_errors(r)
+        tests_expand(r)
+        tests_fold(r)
+        tests_cli(r)
+        tests_snapshot(r)
+        tests_plugin(r)
+        tests_large(r)
+        if args.fuzz_seconds > 0:
+            tests_fuzz(r, args.fuzz_seconds)
+        print('%d passed, %d failed (%.1f s)' %
+              (r.passed, r.failed, time.time() - start))
+        return 1 if r.failed else 0
+    finally:
+        shutil.rmtree(r.tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
