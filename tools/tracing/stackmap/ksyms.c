@@ -144,13 +144,21 @@ int ksyms_load(struct ksyms *ks, const char *path, struct smap_error *err)
 		goto fail;
 	}
 	qsort(ks->syms, ks->nr, sizeof(*ks->syms), ksym_cmp);
+	/*
+	 * A symbol ends where the next one starts, but not across the end of
+	 * the kernel's or a module's symbols: the kernel knows where those
+	 * end and we do not, so an address past the last symbol of one stays
+	 * unresolved rather than being given to it.
+	 */
 	for (i = ks->nr; i-- > 0;) {
-		struct ksym *s = &ks->syms[i];
+		struct ksym *s = &ks->syms[i], *next = s + 1;
 
-		if (i + 1 < ks->nr)
-			s->size = ks->syms[i + 1].addr > s->addr ?
-				  ks->syms[i + 1].addr - s->addr :
-				  ks->syms[i + 1].size;
+		if (i + 1 == ks->nr)
+			continue;
+		if (next->addr == s->addr)
+			s->size = next->size;
+		else if (!strcmp(ks->pool + next->mod, ks->pool + s->mod))
+			s->size = next->addr - s->addr;
 	}
 	free(line);
 	fclose(f);

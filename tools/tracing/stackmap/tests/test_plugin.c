@@ -62,6 +62,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cannot set %s\n", argv[3]);
 			return 1;
 		}
+		free(opt);
 		first = 4;
 	}
 
