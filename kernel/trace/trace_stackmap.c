@@ -22,6 +22,7 @@
  * after it has been unpublished and synchronize_rcu() has returned.
  */
 
+#include <kunit/visibility.h>
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
@@ -327,6 +328,7 @@ int trace_stackmap_parse_cmd(const char *buf, size_t len)
 		return 0;
 	return -EINVAL;
 }
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_parse_cmd);
 
 /**
  * trace_stackmap_encode_header() - fill the header of stack_map_bin
@@ -351,6 +353,7 @@ void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
 		.record_size	= sizeof(struct trace_stackmap_bin_record),
 	};
 }
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_encode_header);
 
 /**
  * trace_stackmap_encode_record() - encode one record of stack_map_bin
@@ -384,6 +387,7 @@ size_t trace_stackmap_encode_record(void *buf,
 	}
 	return sizeof(rec) + info->depth * sizeof(u64);
 }
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_encode_record);
 
 /* stack_map: text export and reset */
 
@@ -617,7 +621,9 @@ static const struct file_operations stackmap_stat_fops = {
 
 struct stackmap_bin {
 	struct trace_array	*tr;
+	struct mutex		lock;	/* serialises read() calls */
 	u32			epoch;
+	u32			gen;	/* generation of @ids, 0 if no depot */
 	u32			*ids;	/* the records, fixed at open */
 	u32			nr_ids;
 	u32			next;	/* next of @ids to encode */
@@ -686,6 +692,7 @@ static int stackmap_bin_open(struct inode *inode, struct file *file)
 		goto out_put;
 	}
 	bin->tr = tr;
+	mutex_init(&bin->lock);
 	bin->addrs = kallsyms_show_value(file->f_cred);
 
 	mutex_lock(&stackmap_mutex);
@@ -697,6 +704,7 @@ static int stackmap_bin_open(struct inode *inode, struct file *file)
 	if (ret)
 		goto out_free;
 
+	bin->gen = gen;
 	trace_stackmap_encode_header(&hdr, gen, bin->nr_ids,
 				     bin->addrs ? TRACE_STACKMAP_BIN_ADDRS : 0,
 				     TRACE_STACKMAP_MAX_DEPTH);
@@ -714,6 +722,23 @@ out_put:
 	return ret;
 }
 
+/* -ESTALE if the depot was reset or replaced since open. */
+static int stackmap_bin_check(struct stackmap_bin *bin)
+{
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf *depot;
+
+	lockdep_assert_held(&stackmap_mutex);
+
+	depot = stackmap_depot(bin->tr);
+	if (!depot || bin->epoch != bin->tr->stackmap.epoch)
+		return -ESTALE;
+	stackdepot_lf_stats(depot, &stats);
+	if (stats.resetting || stats.generation != bin->gen)
+		return -ESTALE;
+	return 0;
+}
+
 /* Stage the next record; -ESTALE if the depot moved on since open. */
 static int stackmap_bin_stage(struct stackmap_bin *bin)
 {
@@ -723,9 +748,9 @@ static int stackmap_bin_stage(struct stackmap_bin *bin)
 
 	lockdep_assert_held(&stackmap_mutex);
 
-	depot = stackmap_depot(bin->tr);
-	if (!depot || bin->epoch != bin->tr->stackmap.epoch)
+	if (stackmap_bin_check(bin))
 		return -ESTALE;
+	depot = stackmap_depot(bin->tr);
 
 	depth = stackdepot_lf_lookup(depot,
 				     stackdepot_lf_u32_to_id(bin->ids[bin->next]),
@@ -749,15 +774,22 @@ static ssize_t stackmap_bin_read(struct file *file, char __user *ubuf,
 	ssize_t copied = 0;
 	size_t n;
 
-	if (bin->err)
-		return bin->err;
-
-	mutex_lock(&stackmap_mutex);
-	while (cnt) {
+	mutex_lock(&bin->lock);
+	/* Not even the rest of a staged record once the depot moved on. */
+	if (!bin->err && bin->gen &&
+	    (bin->off < bin->len || bin->next < bin->nr_ids)) {
+		mutex_lock(&stackmap_mutex);
+		bin->err = stackmap_bin_check(bin);
+		mutex_unlock(&stackmap_mutex);
+	}
+	while (cnt && !bin->err) {
 		if (bin->off == bin->len) {
 			if (bin->next == bin->nr_ids)
 				break;
+			/* Not held over copy_to_user(), which may fault. */
+			mutex_lock(&stackmap_mutex);
 			bin->err = stackmap_bin_stage(bin);
+			mutex_unlock(&stackmap_mutex);
 			if (bin->err)
 				break;
 		}
@@ -771,13 +803,12 @@ static ssize_t stackmap_bin_read(struct file *file, char __user *ubuf,
 		copied += n;
 		cnt -= n;
 	}
-	mutex_unlock(&stackmap_mutex);
-
-	if (copied > 0) {
+	if (!copied)
+		copied = bin->err;
+	else if (copied > 0)
 		*ppos += copied;
-		return copied;
-	}
-	return copied ?: bin->err;
+	mutex_unlock(&bin->lock);
+	return copied;
 }
 
 static int stackmap_bin_release(struct inode *inode, struct file *file)
@@ -785,6 +816,7 @@ static int stackmap_bin_release(struct inode *inode, struct file *file)
 	struct stackmap_bin *bin = file->private_data;
 
 	trace_array_put(bin->tr);
+	mutex_destroy(&bin->lock);
 	kvfree(bin->ids);
 	kfree(bin);
 	return 0;
