@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of `make vmtest`: run the ftrace selftests in KTAP form.
+# Our stackmap tests first, then the existing tests that exercise stacks,
+# run once more with stackmap on to show that the option breaks nothing.
+
+cd /ftrace || exit 1
+if [ "$1" = boottest ]; then
+	# Second boot, with trace_options=stackmap,stacktrace on the command line.
+	echo "vmtest: boot option test"
+	./ftracetest -K test.d/ftrace/stackmap-boot.tc
+	echo "vmtest: end"
+	exit 0
+fi
+ours=$(ls test.d/ftrace/stackmap-*.tc | grep -v stackmap-boot.tc)
+existing="test.d/00basic test.d/ftrace/func-filter-stacktrace.tc
+	test.d/trigger/trigger-stacktrace.tc test.d/event/event-enable.tc
+	test.d/event/subsystem-enable.tc"
+
+echo "vmtest: stackmap tests"
+./ftracetest -K $ours
+echo "vmtest: existing tests, stackmap on"
+# ftracetest leaves trace options alone between tests, so the stack
+# triggers and stacktrace options of these tests go through stackmap.
+echo 1 > /sys/kernel/tracing/options/stackmap || echo "not ok - stackmap option"
+./ftracetest -K $existing
+echo "vmtest: end"

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Report of `make run`: reads what the guest saved of the two tracing
+# sessions (stackmap off and on, same buffer, events and workload) and
+# prints what deduplication bought, from the ring buffer's own per-CPU
+# stats and the traces themselves. Writes the artifacts of the stackmap
+# session, a folded-stacks file, a flame graph and summary.json.
+#
+# Usage: vm/run-report.py RAWDIR OUTDIR
+
+import html
+import json
+import os
+import re
+import sys
+
+# The published measurement of the idea (slab workload, deeper stacks).
+PUBLISHED = {"retained_events": 2.17, "time_span": 1.85}
+
+EVENT_RE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
+                      r"\S+\s+(?P<ts>\d+\.\d+): (?P<what>.*)$")
+
+
+def rb_bytes(payload):
+    """Ring buffer bytes of an entry with a payload of @payload bytes."""
+    payload = (payload + 3) & ~3
+    return payload + (4 if payload <= 112 else 8)
+
+
+def format_size(path):
+    """Payload size of a trace entry, from its events/.../format file."""
+    end = 0
+    fixed_array = None
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"field:(.*?);\s*offset:(\d+);\s*size:(\d+);", line)
+            if m:
+                end = max(end, int(m.group(2)) + int(m.group(3)))
+                if "[]" in m.group(1) or re.search(r"\[\d*\]", m.group(1)):
+                    fixed_array = int(m.group(2))
+    return end, fixed_array
+
+
+def parse_trace(path):
+    """Events and their stacks: [(comm, event, ts, stack)] where stack is
+    ('full', [syms]), ('id', id) or None."""
+    events = []
+    cur = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#") or not line:
+                continue
+            if line.startswith(" => "):
+                if cur is not None and cur[3] and cur[3][0] == "full":
+                    cur[3][1].append(line[4:].strip())
+                continue
+            m = EVENT_RE.match(line)
+            if not m:
+                continue
+            what = m.group("what")
+            if what.startswith("<stack trace>"):
+                if cur is not None and cur[3] is None:
+                    cur[3] = ("full", [])
+                continue
+            if what.startswith("<stack_id "):
+                if cur is not None and cur[3] is None:
+                    cur[3] = ("id", what[len("<stack_id "):].rstrip(">"))
+                continue
+            name = what.split(":", 1)[0]
+            cur = [m.group("comm").strip(), name, float(m.group("ts")), None]
+            events.append(cur)
+    return events
+
+
+def parse_stack_map(path):
+    stacks = {}
+    refs = {}
+    cur = None
+    if not os.path.exists(path):
+        return stacks, refs
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"^stack_id (\S+) \[ref (\d+), depth (\d+)\]", line)
+            if m:
+                cur = m.group(1)
+                stacks[cur] = []
+                refs[cur] = int(m.group(2))
+                continue
+            m = re.match(r"^\s+\[\d+\] (.*)$", line)
+            if m and cur is not None:
+                stacks[cur].append(m.group(1).strip())
+    return stacks, refs
+
+
+def read_kv(path):
+    kv = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    kv[k.strip()] = v.strip()
+    return kv
+
+
+def cpu_stats(d):
+    tot = {"entries": 0, "overrun": 0, "bytes": 0, "dropped events": 0}
+    for name in sorted(os.listdir(d)):
+        if name.startswith("stats.cpu"):
+            kv = read_kv(os.path.join(d, name))
+            for k in tot:
+                tot[k] += int(float(kv.get(k, "0")))
+    return tot
+
+
+def sym(s):
+    return re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+$", "", s)
+
+
+def session(raw, mode):
+    d = os.path.join(raw, mode)
+    events = parse_trace(os.path.join(d, "trace"))
+    stats = cpu_stats(d)
+    stacks, refs = parse_stack_map(os.path.join(d, "stack_map"))
+    smstat = read_kv(os.path.join(d, "stack_map_stat"))
+    span = events[-1][2] - events[0][2] if len(events) > 1 else 0.0
+    with_stack = [e for e in events if e[3] is not None]
+    ids = sum(1 for e in with_stack if e[3][0] == "id")
+    return {
+        "dir": d, "events": events, "stacks": stacks, "refs": refs,
+        "retained_events": len(events),
+        "ring_buffer_bytes": stats["bytes"],
+        "ring_buffer_entries": stats["entries"],
+        "overruns": stats["overrun"],
+        "bytes_per_event": stats["bytes"] / len(events) if events else 0,
+        "time_span_s": span,
+        "events_with_stack": len(with_stack),
+        "stack_id_records": ids,
+        "full_stack_records": len(with_stack) - ids,
+        "stack_records": int(smstat.get("records", 0)),
+        "depot_bytes": int(smstat.get("mem_total", 0)),
+        "depot_drops": sum(int(smstat.get(k, 0)) for k in
+                           ("drops_full", "drops_probe", "drops_too_deep",
+                            "drops_busy")),
+    }
+
+
+def record_limit(off, on_dir):
+    """(event + full-stack record) / (event + stack-id record), in ring
+    buffer bytes, over the events of the stackmap-off session."""
+    d = off["dir"]
+    ev_size = {}
+    for name in os.listdir(d):
+        if name.startswith("format.") and name not in (
+                "format.kernel_stack", "format.kernel_stack_id"):
+            ev_size[name[len("format."):]] = format_size(os.path.join(d, name))[0]
+    _, caller_off = format_size(os.path.join(d, "format.kernel_stack"))
+    id_payload = format_size(os.path.join(on_dir, "format.kernel_stack_id"))[0]
+    full = ids = 0
+    depths = []
+    for comm, name, ts, stack in off["events"]:
+        e = rb_bytes(ev_size.get(name, 0))
+        if stack is None:
+            full += e
+            ids += e
+            continue
+        depth = len(stack[1])
+        depths.append(depth)
+        full += e + rb_bytes(caller_off + 8 * depth)
+        ids += e + rb_bytes(id_payload)
+    avg_depth = sum(depths) / len(depths) if depths else 0
+    return (full / ids if ids else 0), avg_depth, rb_bytes(id_payload)
+
+
+def resolved_stack(sess, stack):
+    if stack[0] == "full":
+        return [sym(s) for s in stack[1]]
+    return [sym(s) for s in sess["stacks"].get(stack[1], ["[unknown id]"])]
+
+
+def write_folded(sess, path):
+    folded = {}
+    for comm, name, ts, stack in sess["events"]:
+        if stack is None:
+            continue
+        frames = list(reversed(resolved_stack(sess, stack)))
+        key = ";".join([comm.replace(";", ":")] + frames)
+        folded[key] = folded.get(key, 0) + 1
+    with open(path, "w") as f:
+        for key in sorted(folded):
+            f.write(f"{key} {folded[key]}\n")
+    return folded
+
+
+def write_flamegraph(folded, path, title):
+    """A plain SVG flame graph (root at the bottom) of folded stacks."""
+    root = {"n": 0, "kids": {}}
+    for key, count in folded.items():
+        node = root
+        node["n"] += count
+        for frame in key.split(";"):
+            node = node["kids"].setdefault(frame, {"n": 0, "kids": {}})
+            node["n"] += count
+
+    def height(node):
+        return 1 + max((height(k) for k in node["kids"].values()), default=0)
+
+    width, row = 1200, 16
+    depth = height(root)
+    total = max(root["n"], 1)
+    svg_h = (depth + 2) * row + 20
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{svg_h}" font-family="monospace" font-size="11">',
+           f'<text x="10" y="14">{html.escape(title)}</text>']
+
+    def draw(node, name, x, level):
+        w = node["n"] * (width - 20) / total
+        if w < 0.5:
+            return
+        y = svg_h - (level + 1) * row
+        hue = (hash(name) % 60) + 10
+        label = html.escape(name)
+        out.append(f'<g><title>{label} ({node["n"]} events)</title>'
+                   f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{row - 1}" '
+                   f'fill="hsl({hue},85%,60%)"/>')
+        if w > 40:
+            chars = int(w / 7)
+            out.append(f'<text x="{x + 3:.1f}" y="{y + 12}">'
+                       f'{html.escape(name[:chars])}</text>')
+        out.append("</g>")
+        cx = x
+        for kname, kid in sorted(node["kids"].items()):
+            draw(kid, kname, cx, level + 1)
+            cx += kid["n"] * (width - 20) / total
+
+    draw(root, "all", 10, 0)
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def ratio(a, b):
+    return a / b if b else 0.0
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: run-report.py RAWDIR OUTDIR", file=sys.stderr)
+        return 2
+    raw, out = sys.argv[1], sys.argv[2]
+    off = session(raw, "off")
+    on = session(raw, "on")
+    if not off["retained_events"] or not on["retained_events"]:
+        print("run-report: a session retained no events", file=sys.stderr)
+        return 1
+    limit, avg_depth, id_bytes = record_limit(off, on["dir"])
+
+    rows = [
+        ("retained events", "retained_events", "{:,.0f}"),
+        ("ring-buffer bytes/event", "bytes_per_event", "{:,.1f}"),
+        ("time span (s)", "time_span_s", "{:,.3f}"),
+        ("overruns", "overruns", "{:,.0f}"),
+        ("events with a stack", "events_with_stack", "{:,.0f}"),
+        ("  as stack id", "stack_id_records", "{:,.0f}"),
+        ("  as full stack", "full_stack_records", "{:,.0f}"),
+        ("stack records (depot)", "stack_records", "{:,.0f}"),
+        ("depot memory (bytes)", "depot_bytes", "{:,.0f}"),
+    ]
+    params = open(os.path.join(raw, "params")).read().split()
+    print(f"Buffer {params[0]} KiB per CPU, events {params[1]}, "
+          f"workload: {open(os.path.join(raw, 'workload')).read().strip()}")
+    print(f"{'':26} {'stackmap off':>14} {'stackmap on':>14} {'on/off':>8}")
+    summary = {"buffer_kb": int(params[0]), "events": params[1],
+               "off": {}, "on": {}, "ratios": {}}
+    for label, key, fmt in rows:
+        a, b = off[key], on[key]
+        r = ratio(b, a) if key in ("retained_events", "bytes_per_event",
+                                   "time_span_s") else None
+        rs = f"{r:7.2f}x" if r is not None else ""
+        print(f"{label:26} {fmt.format(a):>14} {fmt.format(b):>14} {rs:>8}")
+        summary["off"][key] = a
+        summary["on"][key] = b
+        if r is not None:
+            summary["ratios"][key] = r
+    measured = ratio(on["retained_events"], off["retained_events"])
+    print()
+    print(f"Limit from record sizes: {limit:.2f}x "
+          f"(avg stack depth {avg_depth:.1f} frames, stack-id record {id_bytes} B)")
+    print(f"Retained-events ratio {measured:.2f}x = "
+          f"{100 * ratio(measured, limit):.1f}% of that limit (target 95%)")
+    print(f"Published result for this idea: {PUBLISHED['retained_events']}x "
+          f"retained events, {PUBLISHED['time_span']}x time span "
+          f"(slab workload, deeper stacks)")
+    summary.update({"limit": limit, "avg_depth": avg_depth,
+                    "retained_ratio": measured,
+                    "fraction_of_limit": ratio(measured, limit),
+                    "published": PUBLISHED})
+
+    # Top stacks of the stackmap session, by events.
+    counts = {}
+    for comm, name, ts, stack in on["events"]:
+        if stack is not None and stack[0] == "id":
+            counts[stack[1]] = counts.get(stack[1], 0) + 1
+    print()
+    print("Top 10 stacks (stackmap session, by retained events):")
+    top = sorted(counts.items(), key=lambda kv: -kv[1])[:10]
+    summary["top_stacks"] = []
+    for sid, n in top:
+        frames = on["stacks"].get(sid, [])
+        print(f"  {n:7d}  stack_id {sid}, depth {len(frames)}")
+        for fr in frames[:6]:
+            print(f"             {fr}")
+        if len(frames) > 6:
+            print(f"             ... {len(frames) - 6} more")
+        summary["top_stacks"].append({"id": sid, "events": n, "frames": frames})
+
+    os.makedirs(out, exist_ok=True)
+    for name in ("trace", "stack_map", "stack_map_bin", "stack_map_stat"):
+        src = os.path.join(on["dir"], name)
+        if os.path.exists(src):
+            with open(src, "rb") as a, open(os.path.join(out, name), "wb") as b:
+                b.write(a.read())
+    folded = write_folded(on, os.path.join(out, "stacks.folded"))
+    write_flamegraph(folded, os.path.join(out, "flamegraph.svg"),
+                     "stackmap session: kernel stacks of traced events")
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+    print()
+    print(f"Artifacts in {out}/: trace stack_map stack_map_bin stack_map_stat "
+          f"stacks.folded flamegraph.svg summary.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

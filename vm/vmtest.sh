@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host side of `make vmtest`: boot the guest in test mode, count the KTAP
+# results it sends back into the make test results, and fail the run on
+# any kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
+#
+# Usage: vm/vmtest.sh   (KSRC, BUILD, OUT from the environment)
+
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/out}/vm
+record=$root/scripts/results.sh
+mkdir -p "$out"
+
+start=$(date +%s)
+"$root/vm/run-qemu.sh" test "$out/test"
+rc=$?
+"$root/vm/run-qemu.sh" boottest "$out/boottest" \
+	trace_options=stackmap,stacktrace trace_stackmap_size=4096
+rc2=$?
+"$record" time vmtest $(($(date +%s) - start))
+
+# "ok 3 name # SKIP", "not ok 4 name # UNRESOLVED" -> one result each
+n=0
+cat "$out/test/results.txt" "$out/boottest/results.txt" | tr -d '\r' > "$out/ktap.txt"
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*|"not ok "*) ;;
+	*) continue ;;
+	esac
+	n=$((n + 1))
+	name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ *//; s/ *#.*//; s/[[:space:]]+/_/g')
+	case "$line" in
+	"not ok "*) status=FAIL ;;
+	*"# SKIP"*) status=SKIP ;;
+	*) status=PASS ;;
+	esac
+	"$record" "$status" "vmtest:$n:$name"
+done < "$out/ktap.txt"
+
+if [ "$n" -eq 0 ]; then
+	"$record" FAIL "vmtest:no-results"
+fi
+for boot in test boottest; do
+	status=PASS
+	[ "$boot" = test ] && [ "$rc" -ne 0 ] && status=FAIL
+	[ "$boot" = boottest ] && [ "$rc2" -ne 0 ] && status=FAIL
+	"$record" $status "vmtest:$boot:guest-exited-cleanly"
+	if "$root/vm/console-check.sh" "$out/$boot/console.log"; then
+		"$record" PASS "vmtest:$boot:console-clean"
+	else
+		"$record" FAIL "vmtest:$boot:console-clean"
+	fi
+done
+exit 0
