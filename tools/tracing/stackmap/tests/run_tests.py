@@ -638,19 +638,27 @@ def seed_corpus(r, corpus):
             n += 1
 
 
-def tests_fuzz(r, seconds):
-    corpus = os.path.join(r.tmp, 'corpus')
-    seed_corpus(r, corpus)
+def seed_trace_corpus(r, corpus):
+    os.makedirs(corpus, exist_ok=True)
+    for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE]):
+        with open(os.path.join(corpus, 'seed%d' % n), 'w') as f:
+            f.write(data)
+
+
+def tests_fuzz(r, seconds, target='fuzz_decode', seed=seed_corpus,
+               name='fuzz_decoder'):
+    corpus = os.path.join(r.tmp, 'corpus-' + target)
+    seed(r, corpus)
 
     def fuzz():
-        p = subprocess.run([os.path.join(r.build, 'fuzz_decode'),
+        p = subprocess.run([os.path.join(r.build, target),
                             '-max_total_time=%d' % seconds, '-max_len=4096',
                             '-timeout=10', '-rss_limit_mb=512', corpus],
                            capture_output=True, cwd=r.tmp)
         tail = p.stderr.decode(errors='replace').strip().splitlines()[-3:]
         print('  # fuzz: ' + ' | '.join(tail))
         eq(p.returncode, 0, 'libFuzzer exit')
-    r.check('fuzz_decoder_%ds' % seconds, fuzz)
+    r.check('%s_%ds' % (name, seconds), fuzz)
 
 
 def main():
@@ -658,12 +666,17 @@ def main():
     ap.add_argument('--build', required=True)
     ap.add_argument('--results')
     ap.add_argument('--fuzz-seconds', type=int, default=20)
+    ap.add_argument('--fuzz-trace-seconds', type=int, default=5)
     ap.add_argument('--seed-corpus')
+    ap.add_argument('--seed-trace-corpus')
     args = ap.parse_args()
     r = Runner(os.path.abspath(args.build), args.results)
     try:
-        if args.seed_corpus:
-            seed_corpus(r, args.seed_corpus)
+        if args.seed_corpus or args.seed_trace_corpus:
+            if args.seed_corpus:
+                seed_corpus(r, args.seed_corpus)
+            if args.seed_trace_corpus:
+                seed_trace_corpus(r, args.seed_trace_corpus)
             return 0
         start = time.time()
         tests_dump(r)
@@ -677,6 +690,9 @@ def main():
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)
+        if args.fuzz_trace_seconds > 0:
+            tests_fuzz(r, args.fuzz_trace_seconds, 'fuzz_trace',
+                       seed_trace_corpus, 'fuzz_trace_parsers')
         print('%d passed, %d failed (%.1f s)' %
               (r.passed, r.failed, time.time() - start))
         return 1 if r.failed else 0

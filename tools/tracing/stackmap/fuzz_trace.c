@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the trace text parsers of expand and fold.
+ *
+ * Like tools/testing/radix-tree does with lib/xarray.c, this includes
+ * trace.c itself, so that its static parsers are fuzzed as built, with
+ * stubs for the few CLI helpers it calls.
+ */
+#include "trace.c"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+void die_usage(const char *cmd)
+{
+	abort();
+}
+
+int report(const char *what, const struct smap_error *err)
+{
+	return EXIT_FAILURE;
+}
+
+int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out)
+{
+	*out = NULL;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct counts ids = { }, full = { };
+	const char *tag, *end;
+	char comm[256];
+	char *line;
+	uint32_t id;
+	FILE *f;
+
+	line = malloc(size + 1);
+	if (!line)
+		return 0;
+	memcpy(line, data, size);
+	line[size] = '\0';
+	tag = find_stack_id(line, &id, &end);
+	if (tag && (tag < line || end <= tag || end > line + strlen(line) ||
+		    end[-1] != '>'))
+		abort();
+	if (parse_comm(line, comm, sizeof(comm)) && !strstr(line, comm))
+		abort();
+	free(line);
+
+	if (!size)
+		return 0;
+	f = fmemopen((void *)data, size, "r");
+	if (!f)
+		return 0;
+	if (fold_trace(f, &ids, &full, 0))
+		abort();	/* only fails on allocation failure */
+	fclose(f);
+	counts_free(&ids);
+	counts_free(&full);
+	return 0;
+}
