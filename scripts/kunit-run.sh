@@ -89,5 +89,6 @@ fi
 
 pass=$(grep -c '^PASS' <<< "$results" || true)
 fail=$(grep -c '^FAIL' <<< "$results" || true)
+echo "  KUNIT   $run: console $(grep "$name:console-clean" "$out/results.txt" | tail -1 | cut -d' ' -f1)"
 echo "  KUNIT   $run: $pass passed, $fail failed in ${secs}s" \
 	"(kunit.py exit $rc; log $log)"

@@ -8,7 +8,9 @@
 #   3. lay the project's kernel-side files over the tree.
 #
 # Steps 1 and 2 are redone from scratch whenever the set of patches or any
-# patch's content changes (a checksum of all of them is kept in the tree).
+# patch's content changes (a checksum of all of them is kept in the tree);
+# the fresh tree is synced into place by content, so that kbuild rebuilds
+# exactly what changed.
 # Step 3 runs every time; rsync -c only rewrites files whose content
 # changed, so unchanged files keep their mtime and kbuild stays incremental.
 #
@@ -39,16 +41,29 @@ want=$({
 } | sha256sum | cut -d' ' -f1)
 
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-	echo "  TREE    unpacking $tarball into $ksrc"
-	rm -rf "$ksrc" "$ksrc.tmp"
-	mkdir -p "$ksrc.tmp"
-	tar -xf "$tarball" -C "$ksrc.tmp"
-	mv "$ksrc.tmp/linux-source-6.12" "$ksrc"
-	rmdir "$ksrc.tmp"
+	echo "  TREE    unpacking $tarball, applying patches/"
+	fresh=$ksrc.fresh
+	rm -rf "$fresh"
+	mkdir -p "$fresh"
+	tar -xf "$tarball" -C "$fresh"
 	for p in "${patches[@]}"; do
 		echo "  PATCH   $p"
-		patch -p1 -s -N -d "$ksrc" < "$p"
+		patch -p1 -s -N -d "$fresh/linux-source-6.12" < "$p"
 	done
+	# Sync the fresh tree into place: untouched files keep their mtime,
+	# the ones that differ (those the old or the new patch set changes)
+	# are copied and then touched, so that kbuild rebuilds them even
+	# when they go back to their older, pristine content.
+	if [ -d "$ksrc" ]; then
+		echo "  TREE    syncing $ksrc"
+		rsync -rlpt --delete --out-format='%n' \
+			"$fresh/linux-source-6.12/" "$ksrc/" |
+			{ grep -v '/$' || true; } |
+			(cd "$ksrc" && xargs -r -d '\n' touch -c --)
+	else
+		mv "$fresh/linux-source-6.12" "$ksrc"
+	fi
+	rm -rf "$fresh"
 	echo "$want" > "$stamp"
 fi
 
