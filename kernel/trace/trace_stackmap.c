@@ -94,16 +94,19 @@ static struct stackdepot_lf *stackmap_depot(struct trace_array *tr)
 
 /*
  * A new depot starts at generation 1. Ids of a freed depot may still sit
- * in the ring buffer, so move the new one past the generations the old one
- * used: those ids must never resolve to an unrelated stack.
+ * in the ring buffer, so let the new one go on from the generation after
+ * the old one's last: those ids must never resolve to an unrelated stack.
+ * The depot is not published yet, so each reset is quick; there are at
+ * most STACKDEPOT_LF_GEN_MAX - 1 of them.
  */
 static void stackmap_skip_generations(struct stackdepot_lf *depot, u32 last_gen)
 {
+	u32 target = last_gen % STACKDEPOT_LF_GEN_MAX + 1;
 	struct stackdepot_lf_stats stats;
 
 	for (;;) {
 		stackdepot_lf_stats(depot, &stats);
-		if (stats.generation > last_gen)
+		if (stats.generation == target)
 			return;
 		stackdepot_lf_reset(depot);
 	}
@@ -146,7 +149,7 @@ static void stackmap_destroy(struct trace_array *tr)
 		return;
 
 	stackdepot_lf_stats(depot, &stats);
-	tr->stackmap.last_gen = max(tr->stackmap.last_gen, stats.generation);
+	tr->stackmap.last_gen = stats.generation;
 	tr->stackmap.epoch++;
 	RCU_INIT_POINTER(tr->stackmap.depot, NULL);
 	/* Waits for the preempt-disabled readers of trace_stackmap_get_id(). */
@@ -246,8 +249,10 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 		raw_spin_lock_irqsave(&stackmap_print_lock, irqflags);
 	}
 
-	/* Interrupts are off: a sched-RCU read-side critical section. */
-	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+	/*
+	 * Interrupts are off, which makes this a sched-RCU reader.
+	 * Pairs with rcu_assign_pointer() in stackmap_create().
+	 */
 	depot = rcu_dereference_sched(tr->stackmap.depot);
 	depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
 				     stackmap_print_buf,

@@ -72,7 +72,7 @@ struct trace_stackmap_bin_record {
  * struct trace_stackmap - stackmap state embedded in each trace_array
  * @depot: the depot, NULL until the option is first enabled
  * @size: capacity in distinct stacks of the next depot, 0 for the default
- * @last_gen: generation of the last depot freed by a resize
+ * @last_gen: last generation of the depot freed by a resize, 0 if none
  * @epoch: bumped every time @depot is replaced, so open readers notice
  * @expand: print stack ids as full stacks in the trace file
  *
