@@ -9,7 +9,7 @@ cd /ftrace || exit 1
 if [ "$1" = boottest ]; then
 	# Second boot, with trace_options=stackmap,stacktrace on the command line.
 	echo "vmtest: boot option test"
-	./ftracetest -K test.d/ftrace/stackmap-boot.tc
+	./ftracetest -K -v test.d/ftrace/stackmap-boot.tc
 	echo "vmtest: end"
 	exit 0
 fi
@@ -19,10 +19,13 @@ existing="test.d/00basic test.d/ftrace/func-filter-stacktrace.tc
 	test.d/event/subsystem-enable.tc"
 
 echo "vmtest: stackmap tests"
-./ftracetest -K $ours
+./ftracetest -K -v $ours
 echo "vmtest: existing tests, stackmap on"
 # ftracetest leaves trace options alone between tests, so the stack
-# triggers and stacktrace options of these tests go through stackmap.
-echo 1 > /sys/kernel/tracing/options/stackmap || echo "not ok - stackmap option"
-./ftracetest -K $existing
+# triggers and stacktrace options of these tests go through stackmap; with
+# stackmap-expand the trace text is what they expect of full stacks.
+for opt in stackmap stackmap-expand; do
+	echo 1 > /sys/kernel/tracing/options/$opt || echo "not ok - $opt option"
+done
+./ftracetest -K -v $existing
 echo "vmtest: end"
