@@ -856,9 +856,9 @@ static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 	unsigned int size;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, cnt, 0, &size);
-	if (ret)
-		return ret;
+	/* Garbage and overflow alike are -EINVAL, not -ERANGE. */
+	if (kstrtouint_from_user(ubuf, cnt, 0, &size))
+		return -EINVAL;
 	if (size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE)
 		return -EINVAL;
 
@@ -905,12 +905,8 @@ static ssize_t stackmap_expand_write(struct file *file,
 {
 	struct trace_array *tr = file->private_data;
 	unsigned long val;
-	int ret;
 
-	ret = kstrtoul_from_user(ubuf, cnt, 10, &val);
-	if (ret)
-		return ret;
-	if (val > 1)
+	if (kstrtoul_from_user(ubuf, cnt, 10, &val) || val > 1)
 		return -EINVAL;
 
 	/* Pairs with READ_ONCE() in trace_stack_id_print(). */
