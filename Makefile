@@ -59,11 +59,11 @@ help:
 	@echo
 	@echo 'Other targets:'
 	@echo '  deps          - install the Debian packages that are missing'
-	@echo '  tree          - unpack linux-source-6.12 into $$(KSRC), apply'
+	@echo '  tree          - unpack linux-source-6.12 into KSRC, apply'
 	@echo '                  patches/, overlay the project (every target'
 	@echo '                  does this first)'
 	@echo '  kunit         - KUnit suite on UML+KASAN and on x86_64 QEMU'
-	@echo '                  (TCG, -smp $$(QEMU_SMP)) with KCSAN and lockdep'
+	@echo '                  (TCG, -smp QEMU_SMP) with KCSAN and lockdep'
 	@echo '  kunit-uml     - only the UML run'
 	@echo '  kunit-x86_64  - only the x86_64 QEMU run'
 	@echo '  check         - static gates on the project files: checkpatch'
