@@ -107,7 +107,6 @@ static __always_inline void sdlf_count(unsigned long __percpu *counter)
 	this_cpu_inc(*counter);
 }
 
-
 static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
 {
 	u64 h = 0x9e3779b97f4a7c15ULL ^ nr_entries;
