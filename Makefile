@@ -31,8 +31,13 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
 # next step still runs. Later issues add their steps here.
-TEST_STEPS := kunit-uml kunit-x86_64 check-gates
+TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
+	vmtest-check
 KUNIT_STEPS := kunit-uml kunit-x86_64
+
+HARNESS := tools/testing/stackdepot_lf
+STACKMAP_TOOLS := tools/tracing/stackmap
+VM_INITRD := $(BUILD)/vm-initramfs.cpio.gz
 
 # Reset the results, run the steps given as $(1), print the summary.
 define run-steps
@@ -45,17 +50,18 @@ define run-steps
 endef
 
 .PHONY: help deps tree test kunit check run clean distclean \
-	$(TEST_STEPS)
+	harness fuzz bench-user tools vmtest vm-kernel vm-initrd $(TEST_STEPS)
 
 help:
 	@echo 'stackdepot_lf: lock-free stack dedup library for Linux 6.12'
 	@echo
 	@echo 'Main targets:'
-	@echo '  run           - the ftrace stackmap demo (not yet available;'
-	@echo '                  lands with the ftrace adapter)'
-	@echo '  test          - everything below: deps, kunit, check; prints'
-	@echo '                  one line "N passed, N failed" and fails on any'
-	@echo '                  failure (results in out/results.txt)'
+	@echo '  run           - boot the kernel in QEMU, trace a workload with'
+	@echo '                  stackmap off and on, print what dedup bought;'
+	@echo '                  artifacts in out/run/ (knobs below)'
+	@echo '  test          - everything below: check, harness, tools, kunit,'
+	@echo '                  vmtest; prints one line "N passed, N failed" and'
+	@echo '                  fails on any failure (results in out/results.txt)'
 	@echo
 	@echo 'Other targets:'
 	@echo '  deps          - install the Debian packages that are missing'
@@ -68,6 +74,13 @@ help:
 	@echo '  kunit-x86_64  - only the x86_64 QEMU run'
 	@echo '  check         - static gates on the project files: checkpatch'
 	@echo '                  --strict, kernel-doc, W=1 build, sparse (C=2)'
+	@echo '  harness       - userspace harness: functional tests, TSan and'
+	@echo '                  ASan/UBSan stress, bounded libFuzzer run'
+	@echo '  fuzz          - the harness fuzzer, longer'
+	@echo '  bench-user    - userspace benchmark table (ns/op, callgrind)'
+	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
+	@echo '  vmtest        - boot the x86_64 kernel in QEMU and run the'
+	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
 	@echo '  clean         - remove out/ and the kernel build dirs'
 	@echo '  distclean     - remove out/ and build/ (re-unpacks the tree)'
 	@echo
@@ -78,6 +91,10 @@ help:
 	@echo '  KUNIT_FILTER=glob     kunit.py filter, e.g. "stackdepot_lf.*reset*"'
 	@echo '  KSRC=$(KSRC)'
 	@echo '  BUILD=$(BUILD)  OUT=$(OUT)'
+	@echo '  make run: BUFFER_KB=256 (per CPU), EVENTS=kmem:kmem_cache_alloc,'
+	@echo '            sched:sched_switch, WORKLOAD="shell command",'
+	@echo '            DURATION=60 (seconds, caps the workload)'
+	@echo '  VM_TIMEOUT=1200       seconds before a hung guest is killed'
 
 deps:
 	@scripts/deps.sh $(DEB_PACKAGES)
@@ -102,12 +119,45 @@ kunit-uml kunit-x86_64: deps tree
 check-gates: deps tree
 	@scripts/check.sh
 
-run: deps
-	@echo 'make run: not yet available; lands with the ftrace adapter.' >&2
-	@exit 1
+run: deps tree
+	@vm/run.sh
+
+harness: deps
+	$(call run-steps,harness-check)
+
+harness-check: deps
+	@scripts/step.sh harness $(MAKE) --no-print-directory -C $(HARNESS) \
+		check RESULTS=$(OUT)/results.txt
+
+fuzz: deps
+	@$(MAKE) --no-print-directory -C $(HARNESS) fuzz
+
+bench-user: deps
+	@$(MAKE) --no-print-directory -C $(HARNESS) bench
+
+tools: deps
+	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) all
+
+tools-check: deps
+	@scripts/step.sh tools $(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) \
+		check RESULTS=$(OUT)/results.txt
+
+vm-kernel: deps tree
+	@vm/build-kernel.sh
+
+vm-initrd: deps tree
+	@vm/mkinitramfs.sh $(VM_INITRD)
+
+vmtest: deps tree
+	$(call run-steps,vmtest-check)
+
+vmtest-check: vm-kernel vm-initrd
+	@scripts/step.sh vmtest vm/vmtest.sh
 
 clean:
-	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-*
+	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm $(VM_INITRD)
+	@$(MAKE) --no-print-directory -C $(HARNESS) clean
+	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean
 
 distclean:
 	rm -rf $(OUT) $(BUILD)
