@@ -11,16 +11,16 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}/vm
-record=$root/scripts/results.sh
+record() {
+	"$root/scripts/results.sh" record "$@"
+}
 mkdir -p "$out"
 
-start=$(date +%s)
 "$root/vm/run-qemu.sh" test "$out/test"
 rc=$?
 "$root/vm/run-qemu.sh" boottest "$out/boottest" \
 	trace_options=stackmap,stacktrace trace_stackmap_size=4096
 rc2=$?
-"$record" time vmtest $(($(date +%s) - start))
 
 # "ok 3 name # SKIP", "not ok 4 name # UNRESOLVED" -> one result each
 n=0
@@ -37,21 +37,21 @@ while IFS= read -r line; do
 	*"# SKIP"*) status=SKIP ;;
 	*) status=PASS ;;
 	esac
-	"$record" "$status" "vmtest:$n:$name"
+	record "$status" "vmtest:$n:$name"
 done < "$out/ktap.txt"
 
 if [ "$n" -eq 0 ]; then
-	"$record" FAIL "vmtest:no-results"
+	record FAIL "vmtest:no-results"
 fi
 for boot in test boottest; do
 	status=PASS
 	[ "$boot" = test ] && [ "$rc" -ne 0 ] && status=FAIL
 	[ "$boot" = boottest ] && [ "$rc2" -ne 0 ] && status=FAIL
-	"$record" $status "vmtest:$boot:guest-exited-cleanly"
+	record $status "vmtest:$boot:guest-exited-cleanly"
 	if "$root/vm/console-check.sh" "$out/$boot/console.log"; then
-		"$record" PASS "vmtest:$boot:console-clean"
+		record PASS "vmtest:$boot:console-clean"
 	else
-		"$record" FAIL "vmtest:$boot:console-clean"
+		record FAIL "vmtest:$boot:console-clean"
 	fi
 done
 exit 0

@@ -854,7 +854,7 @@ static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 {
 	struct trace_array *tr = file->private_data;
 	unsigned int size;
-	int ret;
+	int ret = 0;
 
 	/* Garbage and overflow alike are -EINVAL, not -ERANGE. */
 	if (kstrtouint_from_user(ubuf, cnt, 0, &size))
