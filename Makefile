@@ -151,7 +151,7 @@ vm-initrd: deps tree
 vmtest: deps tree
 	$(call run-steps,vmtest-check)
 
-vmtest-check: vm-kernel vm-initrd
+vmtest-check: vm-kernel vm-initrd tools
 	@scripts/step.sh vmtest vm/vmtest.sh
 
 clean:

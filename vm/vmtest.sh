@@ -43,6 +43,32 @@ done < "$out/ktap.txt"
 if [ "$n" -eq 0 ]; then
 	record FAIL "vmtest:no-results"
 fi
+# The stackmap CLI on the kernel's own export: dump must print what
+# stack_map prints, expand what the kernel's stackmap-expand prints.
+snap=$out/snapshot
+tool=$root/tools/tracing/stackmap/build/stackmap
+rm -rf "$snap"
+mkdir -p "$snap"
+if sed -n '/^SNAPSHOT-BEGIN$/,/^SNAPSHOT-END$/p' "$out/ktap.txt" | sed '1d;$d' |
+	base64 -d | tar -xzf - -C "$snap" 2>/dev/null && [ -s "$snap/stack_map" ]; then
+	if "$tool" dump --kallsyms "$snap/kallsyms" "$snap/stack_map_bin" > "$snap/dump.txt" &&
+	   cmp -s "$snap/dump.txt" "$snap/stack_map"; then
+		record PASS "vmtest:tools:dump-equals-stack_map"
+	else
+		record FAIL "vmtest:tools:dump-equals-stack_map"
+	fi
+	if "$tool" expand --map "$snap/stack_map_bin" --kallsyms "$snap/kallsyms" \
+		"$snap/trace" > "$snap/expand.txt" &&
+	   grep -q '<stack trace>' "$snap/expand.txt" &&
+	   cmp -s "$snap/expand.txt" "$snap/trace.expanded"; then
+		record PASS "vmtest:tools:expand-equals-kernel-expand"
+	else
+		record FAIL "vmtest:tools:expand-equals-kernel-expand"
+	fi
+else
+	record FAIL "vmtest:tools:snapshot-received"
+fi
+
 for boot in test boottest; do
 	status=PASS
 	[ "$boot" = test ] && [ "$rc" -ne 0 ] && status=FAIL

@@ -34,4 +34,31 @@ for opt in stackmap stackmap-expand; do
 	echo 1 > /sys/kernel/tracing/options/$opt || echo "not ok - $opt option"
 done
 ./ftracetest -K -v $existing
+for opt in stackmap stackmap-expand; do
+	echo 0 > /sys/kernel/tracing/options/$opt
+done
+
+# A map exported by the kernel, for the host to decode with the stackmap
+# CLI and compare with the kernel's own text and expansion.
+echo "vmtest: snapshot"
+I=/sys/kernel/tracing/instances/vmtest_snapshot
+S=/tmp/snapshot
+mkdir -p $S $I
+echo 1 > $I/options/stacktrace
+echo 1 > $I/options/stackmap
+echo 1 > $I/events/sched/sched_process_fork/enable
+echo 1 > $I/events/kmem/kmem_cache_alloc/enable
+/vm/workload.sh 10
+echo 0 > $I/tracing_on
+cat $I/trace > $S/trace
+cat $I/stack_map_bin > $S/stack_map_bin
+cat $I/stack_map > $S/stack_map
+echo 1 > $I/options/stackmap-expand
+cat $I/trace > $S/trace.expanded
+cat /proc/kallsyms > $S/kallsyms
+echo 0 > $I/options/stackmap
+rmdir $I
+echo "SNAPSHOT-BEGIN"
+tar -C $S -czf - . | base64
+echo "SNAPSHOT-END"
 echo "vmtest: end"
