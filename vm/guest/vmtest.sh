@@ -24,6 +24,12 @@ existing="test.d/00basic/basic1.tc test.d/00basic/basic3.tc
 	test.d/trigger/trigger-stacktrace.tc test.d/event/event-enable.tc
 	test.d/event/subsystem-enable.tc"
 
+# KUnit cases built into this kernel ran at boot; report their results
+# (the nested "    ok N case" lines of the KTAP log) as ours.
+echo "vmtest: boot-time KUnit"
+dmesg | sed 's/^\[[^]]*\] //' |
+	sed -n 's/^    \(not ok\|ok\) \([0-9]*\) \(.*\)$/\1 \2 kunit:trace_stackmap:\3/p'
+
 echo "vmtest: stackmap tests"
 ./ftracetest -K -v $ours
 echo "vmtest: existing tests, stackmap on"
