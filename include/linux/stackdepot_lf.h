@@ -68,6 +68,9 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
  * @hash: hash function, NULL for the built-in one. Meant for tests that
  *	need collisions; it must be callable from any context.
+ * @first_gen: generation tag of the new depot, 0 for 1. A user replacing
+ *	a depot passes the tag after the old one's, so that ids the old depot
+ *	issued stay stale in the new one.
  */
 struct stackdepot_lf_params {
 	unsigned int max_records;
@@ -76,6 +79,7 @@ struct stackdepot_lf_params {
 	unsigned int max_probe;
 	unsigned int flags;
 	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
+	u32 first_gen;
 };
 
 /**

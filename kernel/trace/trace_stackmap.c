@@ -75,7 +75,7 @@ static unsigned int stackmap_size(struct trace_array *tr)
 }
 
 static void stackmap_params(struct stackdepot_lf_params *params,
-			    unsigned int size)
+			    unsigned int size, u32 first_gen)
 {
 	*params = (struct stackdepot_lf_params) {
 		.max_records	= size,
@@ -83,6 +83,7 @@ static void stackmap_params(struct stackdepot_lf_params *params,
 				  STACKDEPOT_LF_RECORD_SIZE(TRACE_STACKMAP_AVG_DEPTH),
 		.max_depth	= TRACE_STACKMAP_MAX_DEPTH,
 		.flags		= STACKDEPOT_LF_COUNT_REFS,
+		.first_gen	= first_gen,
 	};
 }
 
@@ -90,26 +91,6 @@ static struct stackdepot_lf *stackmap_depot(struct trace_array *tr)
 {
 	return rcu_dereference_protected(tr->stackmap.depot,
 					 lockdep_is_held(&stackmap_mutex));
-}
-
-/*
- * A new depot starts at generation 1. Ids of a freed depot may still sit
- * in the ring buffer, so let the new one go on from the generation after
- * the old one's last: those ids must never resolve to an unrelated stack.
- * The depot is not published yet, so each reset is quick; there are at
- * most STACKDEPOT_LF_GEN_MAX - 1 of them.
- */
-static void stackmap_skip_generations(struct stackdepot_lf *depot, u32 last_gen)
-{
-	u32 target = last_gen % STACKDEPOT_LF_GEN_MAX + 1;
-	struct stackdepot_lf_stats stats;
-
-	for (;;) {
-		stackdepot_lf_stats(depot, &stats);
-		if (stats.generation == target)
-			return;
-		stackdepot_lf_reset(depot);
-	}
 }
 
 static int stackmap_create(struct trace_array *tr)
@@ -122,13 +103,16 @@ static int stackmap_create(struct trace_array *tr)
 	if (stackmap_depot(tr))
 		return 0;
 
-	stackmap_params(&params, stackmap_size(tr));
+	/*
+	 * Ids of a depot freed by a resize may still sit in the ring buffer:
+	 * go on from the generation after its last, so they stay stale.
+	 */
+	stackmap_params(&params, stackmap_size(tr),
+			tr->stackmap.last_gen ?
+			tr->stackmap.last_gen % STACKDEPOT_LF_GEN_MAX + 1 : 0);
 	depot = stackdepot_lf_create(&params);
 	if (IS_ERR(depot))
 		return PTR_ERR(depot);
-
-	if (tr->stackmap.last_gen)
-		stackmap_skip_generations(depot, tr->stackmap.last_gen);
 
 	/* Pairs with rcu_dereference_sched() in trace_stackmap_get_id(). */
 	rcu_assign_pointer(tr->stackmap.depot, depot);
@@ -562,7 +546,7 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	depot = stackmap_depot(tr);
 	if (depot)
 		stackdepot_lf_stats(depot, &st);
-	stackmap_params(&params, stackmap_size(tr));
+	stackmap_params(&params, stackmap_size(tr), 0);
 	mutex_unlock(&stackmap_mutex);
 
 	seq_printf(m, "allocated: %d\n", !!depot);

@@ -477,6 +477,7 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 	    params->max_probe > STACKDEPOT_LF_MAX_PROBE ||
 	    params->flags & ~STACKDEPOT_LF_COUNT_REFS ||
+	    params->first_gen > STACKDEPOT_LF_GEN_MAX ||
 	    params->arena_size < sdlf_record_size(params->max_depth) ||
 	    params->arena_size > SDLF_MAX_ARENA - SDLF_GRANULE)
 		return 0;
@@ -515,7 +516,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	if (!depot)
 		return ERR_PTR(-ENOMEM);
 
-	depot->state = 1 << 1;
+	depot->state = (params->first_gen ?: 1) << 1;
 	depot->slot_mask = slots - 1;
 	depot->max_records = params->max_records;
 	depot->max_depth = params->max_depth;

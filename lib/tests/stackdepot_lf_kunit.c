@@ -431,6 +431,30 @@ static void test_generation_wrap(struct kunit *test)
 	expect_resolves(test, depot, id, 5, 1);
 }
 
+static void test_first_gen(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = 64 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+		.first_gen = STACKDEPOT_LF_GEN_MAX,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	stackdepot_lf_id_t id;
+
+	/* A depot replacing another goes on from the given tag... */
+	id = get_id(test, depot, 4, 9);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
+	expect_resolves(test, depot, id, 4, 9);
+	/* ...and wraps from there like any other. */
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(get_id(test, depot, 4, 9)), 1U);
+
+	p.first_gen = STACKDEPOT_LF_GEN_MAX + 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)),
+			(long)-EINVAL);
+}
+
 static void test_iterator(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
@@ -775,6 +799,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE_SLOW(test_generation_wrap),
+	KUNIT_CASE(test_first_gen),
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),
 	KUNIT_CASE(test_hardirq),
