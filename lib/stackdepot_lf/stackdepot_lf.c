@@ -35,7 +35,10 @@
  *   the loser's stores are ordered before the next owner's.
  * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics kept apart
  *   from the records so that the hit path does not dirty the cache lines
- *   that other CPUs compare against.
+ *   that other CPUs compare against. Each CPU counts into one of up to
+ *   SDLF_REF_STRIPES copies of the counter array (its own, on machines
+ *   with that few CPUs), so that CPUs hitting the same hot stack do not
+ *   bounce one cache line between them; readers sum the copies.
  * - Statistics are per-CPU counters summed without synchronisation.
  *
  * Progress guarantees
@@ -58,6 +61,8 @@
 #define SDLF_GRANULE		8U
 /* Arena offsets are stored in 8-byte units in a u32 slot */
 #define SDLF_MAX_ARENA		((size_t)U32_MAX + 1)
+/* Copies of the hit counters; a power of two */
+#define SDLF_REF_STRIPES	8U
 
 struct sdlf_record {
 	u32 hash;
@@ -84,9 +89,10 @@ struct stackdepot_lf {
 	u32 max_depth;
 	u32 max_probe;
 	u32 flags;
+	u32 ref_stripes;
 	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
 	u32 *slots;
-	atomic_t *refs;
+	atomic_t *refs;		/* ref_stripes arrays of table size */
 	u8 *arena;
 	size_t arena_size;
 	size_t mem_total;
@@ -107,16 +113,35 @@ static __always_inline void sdlf_count(unsigned long __percpu *counter)
 	this_cpu_inc(*counter);
 }
 
+static __always_inline u64 sdlf_mix(u64 h, unsigned long entry)
+{
+	h ^= entry;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/*
+ * Four independent lanes, each taking every fourth frame, so that the
+ * multiplies of a stack overlap instead of waiting for each other: the
+ * hash is most of the cost of a hit. Rotating the lanes apart before
+ * combining them keeps frames that trade lanes from hashing alike.
+ */
 static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
 {
-	u64 h = 0x9e3779b97f4a7c15ULL ^ nr_entries;
+	u64 a = 0x9e3779b97f4a7c15ULL ^ nr_entries, b = 0xc2b2ae3d27d4eb4fULL;
+	u64 c = 0x165667b19e3779f9ULL, d = 0x27d4eb2f165667c5ULL, h;
 	unsigned int i;
 
-	for (i = 0; i < nr_entries; i++) {
-		h ^= (u64)entries[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+	for (i = 0; i + 4 <= nr_entries; i += 4) {
+		a = sdlf_mix(a, entries[i]);
+		b = sdlf_mix(b, entries[i + 1]);
+		c = sdlf_mix(c, entries[i + 2]);
+		d = sdlf_mix(d, entries[i + 3]);
 	}
+	for (; i < nr_entries; i++)
+		a = sdlf_mix(a, entries[i]);
+
+	h = a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	return (u32)(h ^ (h >> 29));
 }
@@ -126,6 +151,28 @@ static inline struct sdlf_record *sdlf_record(struct stackdepot_lf *depot,
 {
 	return (struct sdlf_record *)(depot->arena +
 				      (size_t)(val - 1) * SDLF_GRANULE);
+}
+
+/* Count a call that returned slot @pos; called in a read section. */
+static __always_inline void sdlf_count_ref(struct stackdepot_lf *depot, u32 pos)
+{
+	u32 stripe = sdlf_cpu() & (depot->ref_stripes - 1);
+
+	if (depot->refs)
+		atomic_inc(&depot->refs[(size_t)stripe * (depot->slot_mask + 1) + pos]);
+}
+
+static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
+{
+	unsigned int refs = 0;
+	u32 stripe;
+
+	if (!depot->refs)
+		return 0;
+	for (stripe = 0; stripe < depot->ref_stripes; stripe++)
+		refs += atomic_read(&depot->refs[(size_t)stripe *
+						 (depot->slot_mask + 1) + pos]);
+	return refs;
 }
 
 static inline size_t sdlf_record_size(unsigned int depth)
@@ -139,12 +186,22 @@ static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
 				       pos);
 }
 
+/*
+ * Frames are whole words: comparing words beats memcmp(), which is a byte
+ * loop on architectures without efficient unaligned access.
+ */
 static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
 			      const unsigned long *entries,
 			      unsigned int nr_entries)
 {
-	return rec->hash == hash && rec->depth == nr_entries &&
-	       !memcmp(rec->entries, entries, nr_entries * sizeof(*entries));
+	unsigned int i;
+
+	if (rec->hash != hash || rec->depth != nr_entries)
+		return false;
+	for (i = 0; i < nr_entries; i++)
+		if (rec->entries[i] != entries[i])
+			return false;
+	return true;
 }
 
 /*
@@ -254,8 +311,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 			 */
 			if (cmpxchg_release(&depot->slots[pos], 0, new_val) == 0) {
 				/* Hitters may already count it: add, not set. */
-				if (depot->refs)
-					atomic_inc(&depot->refs[pos]);
+				sdlf_count_ref(depot, pos);
 				sdlf_count(&depot->pcpu->inserts);
 				*id = sdlf_make_id(state, pos);
 				new_val = 0;
@@ -271,8 +327,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 		}
 		if (sdlf_record_match(sdlf_record(depot, val), hash, entries,
 				      nr_entries)) {
-			if (depot->refs)
-				atomic_inc(&depot->refs[pos]);
+			sdlf_count_ref(depot, pos);
 			sdlf_count(&depot->pcpu->hits);
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
@@ -305,7 +360,7 @@ static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
 	if (info) {
 		info->id = sdlf_make_id(state, pos);
 		info->depth = depth;
-		info->refs = depot->refs ? atomic_read(&depot->refs[pos]) : 0;
+		info->refs = sdlf_read_refs(depot, pos);
 	}
 	return depth;
 }
@@ -364,8 +419,8 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 
 	memset(depot->slots, 0, (size_t)(depot->slot_mask + 1) * sizeof(u32));
 	if (depot->refs)
-		memset(depot->refs, 0,
-		       (size_t)(depot->slot_mask + 1) * sizeof(atomic_t));
+		memset(depot->refs, 0, (size_t)depot->ref_stripes *
+		       (depot->slot_mask + 1) * sizeof(atomic_t));
 	atomic_set(&depot->nr_records, 0);
 	atomic_long_set(&depot->arena_used, 0);
 	atomic_long_set(&depot->arena_lost, 0);
@@ -484,6 +539,11 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	return roundup_pow_of_two(2 * params->max_records);
 }
 
+static u32 sdlf_ref_stripes(void)
+{
+	return min_t(u32, roundup_pow_of_two(nr_cpu_ids), SDLF_REF_STRIPES);
+}
+
 static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
 			    u32 slots)
 {
@@ -492,7 +552,7 @@ static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
 		      (size_t)nr_cpu_ids * sizeof(struct sdlf_pcpu_stats);
 
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		size += (size_t)slots * sizeof(atomic_t);
+		size += (size_t)sdlf_ref_stripes() * slots * sizeof(atomic_t);
 	return size;
 }
 
@@ -523,6 +583,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->max_probe = min(params->max_probe ?: STACKDEPOT_LF_DEFAULT_PROBE,
 			       slots);
 	depot->flags = params->flags;
+	depot->ref_stripes = sdlf_ref_stripes();
 	depot->hash = params->hash;
 	depot->arena_size = ALIGN_DOWN(params->arena_size, SDLF_GRANULE);
 	depot->mem_total = sdlf_mem_size(params, slots);
@@ -532,7 +593,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->arena = vmalloc(depot->arena_size);
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		depot->refs = kvcalloc(slots, sizeof(atomic_t), GFP_KERNEL);
+		depot->refs = kvcalloc((size_t)depot->ref_stripes * slots,
+				       sizeof(atomic_t), GFP_KERNEL);
 	if (!depot->slots || !depot->arena || !depot->pcpu ||
 	    (params->flags & STACKDEPOT_LF_COUNT_REFS && !depot->refs)) {
 		stackdepot_lf_destroy(depot);

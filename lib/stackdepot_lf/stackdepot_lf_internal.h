@@ -6,8 +6,9 @@
  * harness in tools/testing/stackdepot_lf/ can compile the very same source
  * against its own version of it: the harness defines
  * _LIB_STACKDEPOT_LF_INTERNAL_H first and provides the same names (atomics,
- * acquire/release, RCU-sched read side and grace periods, per-CPU counters,
- * vmalloc/kvmalloc, mutexes) on top of C11 atomics and liburcu.
+ * acquire/release, RCU-sched read side and grace periods, per-CPU counters
+ * and the current CPU, vmalloc/kvmalloc, mutexes) on top of C11 atomics and
+ * pthreads.
  */
 #ifndef _LIB_STACKDEPOT_LF_INTERNAL_H
 #define _LIB_STACKDEPOT_LF_INTERNAL_H
@@ -22,7 +23,9 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -41,6 +44,12 @@ static __always_inline void sdlf_read_lock(void)
 static __always_inline void sdlf_read_unlock(void)
 {
 	rcu_read_unlock_sched_notrace();
+}
+
+/* The CPU of a caller inside sdlf_read_lock(), which disables preemption. */
+static __always_inline unsigned int sdlf_cpu(void)
+{
+	return raw_smp_processor_id();
 }
 
 static inline void sdlf_synchronize(void)

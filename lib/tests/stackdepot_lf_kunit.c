@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -601,6 +602,99 @@ static void test_hardirq(struct kunit *test)
 }
 
 /*
+ * Hit counts from many CPUs at once: one kthread per online CPU (at least
+ * two) calls get_id on the same few stacks. Each CPU counts into its own
+ * copy of the counters (or one it shares), and lookup sums them: the
+ * count of every stack must be exactly the number of calls made for it.
+ */
+#define REFS_STACKS	4
+#define REFS_CALLS	5000
+
+struct refs_ctx {
+	struct stackdepot_lf *depot;
+	atomic_t errors;
+	atomic_t done;
+	struct completion all_done;
+	unsigned int nthreads;
+};
+
+static int refs_thread(void *arg)
+{
+	struct refs_ctx *ctx = arg;
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+	unsigned int i;
+
+	for (i = 0; i < REFS_CALLS * REFS_STACKS; i++) {
+		make_stack(entries, 9, i % REFS_STACKS);
+		if (stackdepot_lf_get_id(ctx->depot, entries, 9, &id))
+			atomic_inc(&ctx->errors);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	if (atomic_inc_return(&ctx->done) == ctx->nthreads)
+		complete(&ctx->all_done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void test_refs_concurrent(struct kunit *test)
+{
+	struct refs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct task_struct **tasks;
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	unsigned int i, cpu, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->depot = create_default(test);
+	ctx->nthreads = max(num_online_cpus(), 2U);
+	init_completion(&ctx->all_done);
+	tasks = kunit_kcalloc(test, ctx->nthreads, sizeof(*tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+
+	for_each_online_cpu(cpu) {
+		if (n == ctx->nthreads)
+			break;
+		tasks[n] = kthread_create_on_cpu(refs_thread, ctx, cpu, "sdlf_refs/%u");
+		if (IS_ERR(tasks[n]))
+			break;
+		n++;
+	}
+	/* One CPU: the second thread shares it. */
+	while (n < ctx->nthreads) {
+		tasks[n] = kthread_create(refs_thread, ctx, "sdlf_refs");
+		if (IS_ERR(tasks[n]))
+			break;
+		n++;
+	}
+	KUNIT_ASSERT_EQ(test, n, ctx->nthreads);
+	for (i = 0; i < n; i++)
+		wake_up_process(tasks[i]);
+	KUNIT_EXPECT_NE(test, 0UL,
+			wait_for_completion_timeout(&ctx->all_done, 120 * HZ));
+	for (i = 0; i < n; i++)
+		kthread_stop(tasks[i]);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	for (i = 0; i < REFS_STACKS; i++) {
+		stackdepot_lf_id_t id = get_id(test, ctx->depot, 9, i);
+
+		/* get_id() above made one more call. */
+		KUNIT_ASSERT_EQ(test, 9, stackdepot_lf_lookup(ctx->depot, id, got_buf,
+							      ARRAY_SIZE(got_buf),
+							      &info));
+		KUNIT_EXPECT_EQ(test, info.refs, n * REFS_CALLS + 1);
+	}
+	stackdepot_lf_stats(ctx->depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)REFS_STACKS);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts,
+			(u64)n * REFS_CALLS * REFS_STACKS + REFS_STACKS);
+	KUNIT_EXPECT_EQ(test, stats.records, (u32)REFS_STACKS);
+}
+
+/*
  * Stress: inserter threads draw from an overlapping set of stacks while a
  * resetter empties the depot. Every id must resolve to the stack that
  * produced it or be stale, and no generation may give one stack two ids:
@@ -803,6 +897,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),
 	KUNIT_CASE(test_hardirq),
+	KUNIT_CASE(test_refs_concurrent),
 	KUNIT_CASE_PARAM_ATTR(test_stress, stress_threads_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}

@@ -2,7 +2,8 @@
 /*
  * Functional tests of stackdepot_lf in userspace, one per case of
  * lib/tests/stackdepot_lf_kunit.c (minus the hard-IRQ and kthread stress
- * cases, which stress.c covers with real threads), plus allocation failure.
+ * cases, which stress.c covers with real threads; refs_concurrent runs
+ * threads of its own), plus allocation failure.
  * Prints "PASS harness:functional.<case>" or "FAIL ..." per case.
  */
 #include <getopt.h>
@@ -195,18 +196,18 @@ struct param_case {
 };
 
 static const struct param_case param_cases[] = {
-	{ "minimum", { 16, RS(1), 1, 0, 0, NULL }, 0 },
-	{ "odd_sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL }, 0 },
-	{ "max_depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL }, 0 },
-	{ "too_few_records", { 15, RS(8) * 16, 8, 0, 0, NULL }, -EINVAL },
-	{ "too_many_records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL },
+	{ "minimum", { 16, RS(1), 1, 0, 0, NULL, 0 }, 0 },
+	{ "odd_sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL, 0 }, 0 },
+	{ "max_depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL, 0 }, 0 },
+	{ "too_few_records", { 15, RS(8) * 16, 8, 0, 0, NULL, 0 }, -EINVAL },
+	{ "too_many_records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL, 0 },
 	  -EINVAL },
-	{ "zero_depth", { 64, RS(8) * 16, 0, 0, 0, NULL }, -EINVAL },
-	{ "depth_too_big", { 64, RS(300) * 16, 257, 0, 0, NULL }, -EINVAL },
-	{ "arena_below_one_record", { 64, RS(8) - 1, 8, 0, 0, NULL }, -EINVAL },
-	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
+	{ "zero_depth", { 64, RS(8) * 16, 0, 0, 0, NULL, 0 }, -EINVAL },
+	{ "depth_too_big", { 64, RS(300) * 16, 257, 0, 0, NULL, 0 }, -EINVAL },
+	{ "arena_below_one_record", { 64, RS(8) - 1, 8, 0, 0, NULL, 0 }, -EINVAL },
+	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL, 0 },
 	  -EINVAL },
-	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
+	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL, 0 }, -EINVAL },
 };
 
 static const struct param_case *cur_param;
@@ -472,6 +473,60 @@ static void test_stats_add_up(void)
 }
 
 /* Harness only: every allocation of create may fail, without leaks. */
+/*
+ * As the KUnit case: threads calling get_id on the same few stacks count
+ * into per-thread copies of the hit counters; lookup must sum them all.
+ */
+#define REFS_THREADS	4
+#define REFS_STACKS	4
+#define REFS_CALLS	5000
+
+static void *refs_thread(void *arg)
+{
+	struct stackdepot_lf *depot = arg;
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+	unsigned int i;
+	long errors = 0;
+
+	for (i = 0; i < REFS_CALLS * REFS_STACKS; i++) {
+		make_stack(entries, 9, i % REFS_STACKS);
+		errors += !!stackdepot_lf_get_id(depot, entries, 9, &id);
+	}
+	return (void *)errors;
+}
+
+static void test_refs_concurrent(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	pthread_t tid[REFS_THREADS];
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t id;
+	unsigned int i;
+	void *errors;
+
+	for (i = 0; i < REFS_THREADS; i++)
+		ASSERT_EQ(pthread_create(&tid[i], NULL, refs_thread, depot), 0);
+	for (i = 0; i < REFS_THREADS; i++) {
+		ASSERT_EQ(pthread_join(tid[i], &errors), 0);
+		EXPECT_EQ((long)errors, 0);
+	}
+	for (i = 0; i < REFS_STACKS; i++) {
+		make_stack(want_buf, 9, i);
+		ASSERT_EQ(stackdepot_lf_get_id(depot, want_buf, 9, &id), 0);
+		ASSERT_EQ(stackdepot_lf_lookup(depot, id, got_buf, TEST_DEPTH,
+					       &info), 9);
+		/* The get_id above is one more call. */
+		EXPECT_EQ(info.refs, REFS_THREADS * REFS_CALLS + 1);
+	}
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.inserts, REFS_STACKS);
+	EXPECT_EQ(stats.hits + stats.inserts,
+		  REFS_THREADS * REFS_CALLS * REFS_STACKS + REFS_STACKS);
+	stackdepot_lf_destroy(depot);
+}
+
 static void test_create_enomem(void)
 {
 	struct stackdepot_lf_params p = {
@@ -517,6 +572,7 @@ static const struct test_case cases[] = {
 	{ "generation_wrap", test_generation_wrap },
 	{ "iterator", test_iterator },
 	{ "stats_add_up", test_stats_add_up },
+	{ "refs_concurrent", test_refs_concurrent },
 	{ "create_enomem", test_create_enomem },
 };
 

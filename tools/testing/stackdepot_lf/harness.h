@@ -37,6 +37,7 @@
 #define ALIGN(x, a)		(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
 #define min(a, b)		((a) < (b) ? (a) : (b))
+#define min_t(type, a, b)	min((type)(a), (type)(b))
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
@@ -120,6 +121,7 @@ __SDLF_ATOMIC_OPS(atomic_long, long)
 
 unsigned int sdlf_this_cpu(void);
 void *sdlf_alloc_percpu(size_t size);
+#define sdlf_cpu()		sdlf_this_cpu()
 
 /* Allocation; sdlf_fail_alloc_at makes the n-th allocation from now fail. */
 #define GFP_KERNEL		0
