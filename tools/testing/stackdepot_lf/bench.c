@@ -2,7 +2,8 @@
 /*
  * Benchmark of stackdepot_lf against the full-stack copy an id replaces.
  *
- * Workload: a few thousand distinct kernel-like stacks (depth 8-30, outer
+ * Workload: lib/tests/stackdepot_lf_bench.h, the same as the KUnit
+ * benchmark's: a few thousand distinct kernel-like stacks (depth 8-30, outer
  * frames shared as in real call chains) drawn with Zipf popularity from a
  * fixed seed. For 1..N threads it times get_id hits (with and without
  * reference counting), get_id inserts, lookups and, as the baseline, a
@@ -16,12 +17,11 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "../../../lib/tests/stackdepot_lf_bench.h"
 
-#define BENCH_STACKS	4096
-#define BENCH_MIN_DEPTH	8
-#define BENCH_MAX_DEPTH	30
-#define BENCH_FUNCS	2048
-#define BENCH_SEQ	65536U
+#define BENCH_STACKS	SDLF_BENCH_STACKS
+#define BENCH_MAX_DEPTH	SDLF_BENCH_MAX_DEPTH
+#define BENCH_SEQ	SDLF_BENCH_SEQ
 #define BENCH_RING	(64 * 1024 / sizeof(unsigned long))
 #define BENCH_MAX_THR	16
 #define BENCH_MAX_REPS	99
@@ -44,7 +44,7 @@ static const char *const op_names[NR_OPS] = {
 };
 
 static unsigned long *stacks[BENCH_STACKS];
-static unsigned int depths[BENCH_STACKS];
+static u32 depths[BENCH_STACKS];
 static u32 seq[BENCH_SEQ];
 static stackdepot_lf_id_t ids[BENCH_STACKS];
 static struct stackdepot_lf *depot, *depot_refs;
@@ -60,53 +60,17 @@ struct bench_thread {
 	unsigned long done;
 };
 
+/* The KUnit benchmark's workload, bit for bit: see stackdepot_lf_bench.h. */
 static void build_workload(u64 seed)
 {
-	struct sdlf_rng rng = { .state = seed };
-	unsigned long funcs[BENCH_FUNCS];
-	double cdf[BENCH_STACKS], sum = 0;
-	unsigned int i, j, lo, hi, shared;
+	static unsigned long frames[BENCH_STACKS * BENCH_MAX_DEPTH];
+	static u64 cdf[BENCH_STACKS];
+	unsigned int i;
 
-	for (i = 0; i < BENCH_FUNCS; i++)
-		funcs[i] = 0xffffffff81000000UL +
-			   sdlf_rng_below(&rng, 1 << 22) * 16;
-	for (i = 0; i < BENCH_STACKS; i++) {
-		depths[i] = BENCH_MIN_DEPTH +
-			    sdlf_rng_below(&rng, BENCH_MAX_DEPTH - BENCH_MIN_DEPTH + 1);
-		stacks[i] = calloc(depths[i], sizeof(unsigned long));
-		if (!stacks[i])
-			abort();
-		/* Outer frames (syscall entry and such) come from few funcs. */
-		shared = depths[i] / 3;
-		for (j = 0; j < depths[i]; j++) {
-			u32 f = j >= depths[i] - shared ?
-				(depths[i] - j) * 7 + sdlf_rng_below(&rng, 4) :
-				sdlf_rng_below(&rng, BENCH_FUNCS);
-
-			stacks[i][j] = funcs[f % BENCH_FUNCS] +
-				       sdlf_rng_below(&rng, 64) * 4;
-		}
-	}
-	/* Zipf, s = 1: stack i is drawn with weight 1 / (i + 1). */
-	for (i = 0; i < BENCH_STACKS; i++) {
-		sum += 1.0 / (i + 1);
-		cdf[i] = sum;
-	}
-	for (i = 0; i < BENCH_SEQ; i++) {
-		double x = (double)(sdlf_rng_next(&rng) >> 11) /
-			   (double)(1ULL << 53) * sum;
-
-		lo = 0;
-		hi = BENCH_STACKS - 1;
-		while (lo < hi) {
-			j = (lo + hi) / 2;
-			if (cdf[j] < x)
-				lo = j + 1;
-			else
-				hi = j;
-		}
-		seq[i] = lo;
-	}
+	sdlf_bench_make_stacks(seed, frames, depths);
+	for (i = 0; i < BENCH_STACKS; i++)
+		stacks[i] = frames + i * BENCH_MAX_DEPTH;
+	sdlf_bench_make_seq(seed, cdf, seq);
 }
 
 static struct stackdepot_lf *bench_depot(unsigned int flags)
@@ -150,6 +114,11 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 		switch (op) {
 		case OP_BASELINE:
 			memcpy(&ring[pos], stacks[s], depths[s] * sizeof(long));
+			/*
+			 * Nothing reads the ring: without this the compiler
+			 * may drop the copy and time an empty loop.
+			 */
+			__asm__ __volatile__("" : : "r"(&ring[pos]) : "memory");
 			pos += depths[s];
 			if (pos >= BENCH_RING)
 				pos = 0;
@@ -394,12 +363,12 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("stackdepot_lf bench: %d stacks, depth %d-%d (mean %.1f), ",
-	       BENCH_STACKS, BENCH_MIN_DEPTH, BENCH_MAX_DEPTH, mean_depth);
+	printf("stackdepot_lf bench: %u stacks, depth %u-%u (mean %.1f), ",
+	       BENCH_STACKS, SDLF_BENCH_MIN_DEPTH, BENCH_MAX_DEPTH, mean_depth);
 	printf("Zipf s=1, seed %llu\n", (unsigned long long)seed);
 	printf("ns/op per thread, median of %llu runs of %lu ops ",
 	       (unsigned long long)reps, ops);
-	printf("(inserts: %d new stacks x 8 rounds); (x) = ratio to %s\n",
+	printf("(inserts: %u new stacks x 8 rounds); (x) = ratio to %s\n",
 	       BENCH_STACKS, op_names[OP_BASELINE]);
 	printf("%-16s", "op");
 	for (thr = 1; thr <= maxthr; thr++)
@@ -427,7 +396,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (jf) {
-		fprintf(jf, "{\n  \"seed\": %llu,\n  \"stacks\": %d,\n",
+		fprintf(jf, "{\n  \"seed\": %llu,\n  \"stacks\": %u,\n",
 			(unsigned long long)seed, BENCH_STACKS);
 		fprintf(jf, "  \"mean_depth\": %.2f,\n  \"reps\": %llu,\n",
 			mean_depth, (unsigned long long)reps);
