@@ -4,7 +4,9 @@
 # Build the guest's initramfs: busybox-static, /init, the ftrace
 # selftests of the overlaid tree (ftracetest, test.d with our
 # stackmap-*.tc), the static helpers of vm/helpers/, and the scripts of
-# vm/guest/. Rebuilt only when one of its inputs is newer than it.
+# vm/guest/. Rebuilt only when the content of an input changed: a
+# checksum of them all is kept next to the output (mtimes would miss an
+# input older than an initramfs built from another checkout).
 #
 # Usage: vm/mkinitramfs.sh OUTPUT.cpio.gz   (KSRC from the environment)
 
@@ -16,7 +18,9 @@ out=$1
 selftests=$ksrc/tools/testing/selftests/ftrace
 inputs=("$root/vm" "$selftests" /bin/busybox)
 
-if [ -f "$out" ] && [ -z "$(find "${inputs[@]}" -newer "$out" -print -quit)" ]; then
+want=$(find "${inputs[@]}" -type f -print0 | LC_ALL=C sort -z |
+	xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+if [ -f "$out" ] && [ "$(cat "$out.sha" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
 echo "  INITRD  $out"
@@ -45,3 +49,4 @@ mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) \
 	> "$out.tmp"
 mv "$out.tmp" "$out"
+echo "$want" > "$out.sha"
