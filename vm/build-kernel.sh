@@ -2,42 +2,54 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build the x86_64 QEMU kernel: tinyconfig + vm/kernel.config, in
-# $BUILD/vm. The config is regenerated only when the fragment changes, and
+# $BUILD/vm. The config is regenerated only when a fragment changes, and
 # kbuild does the rest incrementally, so a second run with no change
-# rebuilds nothing. Every option of the fragment must survive olddefconfig:
-# a dependency that silently drops one (FTRACE_STACKMAP, UNWINDER_ORC, ...)
-# fails the build instead of producing a kernel that tests something else.
+# rebuilds nothing. Every option of the fragments must survive
+# olddefconfig: a dependency that silently drops one (FTRACE_STACKMAP,
+# UNWINDER_ORC, ...) fails the build instead of producing a kernel that
+# tests something else.
 #
-# Usage: vm/build-kernel.sh   (KSRC, BUILD, JOBS from the environment)
+# Usage: vm/build-kernel.sh   (KSRC, BUILD, JOBS from the environment;
+#        VM_OBJ and VM_EXTRA_CONFIG, a fragment merged last, select
+#        another kernel such as the benchmark's)
 
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=${KSRC:-$root/build/linux}
 obj=${VM_OBJ:-${BUILD:-$root/build}/vm}
-frag=$root/vm/kernel.config
+frags=("$root/vm/kernel.config")
+[ -z "${VM_EXTRA_CONFIG:-}" ] || frags+=("$VM_EXTRA_CONFIG")
 jobs=${JOBS:-2}
 kmake=(make -s -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs")
 
 mkdir -p "$obj"
-want=$(sha256sum "$frag" | cut -d' ' -f1)
+want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragment.sha" 2>/dev/null)" != "$want" ]; then
-	echo "  CONFIG  tinyconfig + vm/kernel.config"
+	echo "  CONFIG  tinyconfig +${frags[*]#"$root"/}"
 	"${kmake[@]}" tinyconfig >/dev/null
 	KCONFIG_CONFIG="$obj/.config" "$ksrc/scripts/kconfig/merge_config.sh" \
-		-m -O "$obj" "$obj/.config" "$frag" >/dev/null
+		-m -O "$obj" "$obj/.config" "${frags[@]}" >/dev/null
 	"${kmake[@]}" olddefconfig >/dev/null
+	# What the last fragment says of an option wins, as in merge_config.
 	missing=0
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=*)
-			if ! grep -qx "$line" "$obj/.config"; then
-				echo "vm/kernel.config: $line did not survive olddefconfig" >&2
-				missing=1
-			fi
-			;;
+			grep -qx "$line" "$obj/.config" && continue ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			grep -q "^$opt=" "$obj/.config" || continue ;;
+		*)
+			continue ;;
 		esac
-	done < "$frag"
+		echo "${frags[*]#"$root"/}: '$line' did not survive olddefconfig" >&2
+		missing=1
+	done < <(cat "${frags[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o); last[o] = $0 }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { last[$2] = $0 }
+		END { for (o in last) print last[o] }')
 	[ "$missing" -eq 0 ] || { rm -f "$obj/.config"; exit 1; }
 	echo "$want" > "$obj/.fragment.sha"
 fi
