@@ -115,16 +115,17 @@ static __always_inline void sdlf_count(unsigned long __percpu *counter)
 
 static __always_inline u64 sdlf_mix(u64 h, unsigned long entry)
 {
-	h ^= entry;
-	h *= 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 32);
+	return ((h << 23 | h >> 41) ^ entry) * 0xff51afd7ed558ccdULL;
 }
 
 /*
  * Four independent lanes, each taking every fourth frame, so that the
- * multiplies of a stack overlap instead of waiting for each other: the
- * hash is most of the cost of a hit. Rotating the lanes apart before
- * combining them keeps frames that trade lanes from hashing alike.
+ * multiplies of a stack overlap instead of waiting for each other, and
+ * three instructions a frame: the hash is most of the cost of a hit. The
+ * rotation feeds the well-mixed high bits of a product into the low bits
+ * of the next; rotating the lanes apart before combining them keeps
+ * frames that trade lanes from hashing alike, and the final avalanche
+ * (MurmurHash3's fmix64) makes every input bit reach the slot index.
  */
 static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
 {
@@ -142,8 +143,11 @@ static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
 		a = sdlf_mix(a, entries[i]);
 
 	h = a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
-	return (u32)(h ^ (h >> 29));
+	return (u32)(h ^ (h >> 33));
 }
 
 static inline struct sdlf_record *sdlf_record(struct stackdepot_lf *depot,
@@ -188,20 +192,23 @@ static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
 
 /*
  * Frames are whole words: comparing words beats memcmp(), which is a byte
- * loop on architectures without efficient unaligned access.
+ * loop on architectures without efficient unaligned access. Once hash and
+ * depth match, the stacks almost always are equal and every word gets
+ * compared anyway, so the loop takes no early exit, only a few
+ * instructions a frame.
  */
 static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
 			      const unsigned long *entries,
 			      unsigned int nr_entries)
 {
+	unsigned long diff = 0;
 	unsigned int i;
 
 	if (rec->hash != hash || rec->depth != nr_entries)
 		return false;
 	for (i = 0; i < nr_entries; i++)
-		if (rec->entries[i] != entries[i])
-			return false;
-	return true;
+		diff |= rec->entries[i] ^ entries[i];
+	return !diff;
 }
 
 /*
