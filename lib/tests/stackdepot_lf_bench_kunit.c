@@ -37,7 +37,13 @@
 #define BENCH_MAX_ROUNDS	101
 /* Inserts between two stack depot pool refills; see time_sd_insert(). */
 #define BENCH_NOALLOC_BATCH	32
+/*
+ * Rings for the copy baseline: one that stays in the cache, and one much
+ * larger than it, as a trace buffer is, so that every copy writes lines
+ * that are not cached.
+ */
 #define BENCH_RING_LONGS	(64 * 1024 / sizeof(unsigned long))
+#define BENCH_BIG_RING_LONGS	(64 * 1024 * 1024 / sizeof(unsigned long))
 /* The stack depot's record for @depth frames, as depot_alloc_stack() sizes it */
 #define SD_RECORD_SIZE(depth) \
 	ALIGN(offsetof(struct stack_record, entries) + \
@@ -53,6 +59,7 @@ MODULE_PARM_DESC(seed, "workload seed (default 1)");
 
 enum bench_op {
 	OP_COPY,
+	OP_COPY_BIG,
 	OP_LF_HIT,
 	OP_LF_HIT_REFS,
 	OP_SD_HIT,
@@ -70,6 +77,7 @@ static const struct {
 	enum bench_op ref;
 } bench_ops[NR_OPS] = {
 	[OP_COPY]		= { "full_stack_copy",		OP_SD_HIT },
+	[OP_COPY_BIG]		= { "full_stack_copy_64m_ring",	OP_SD_HIT },
 	[OP_LF_HIT]		= { "lf_get_id_hit",		OP_SD_HIT },
 	[OP_LF_HIT_REFS]	= { "lf_get_id_hit_refs",	OP_SD_HIT },
 	[OP_SD_HIT]		= { "stack_depot_save_hit",	OP_SD_HIT },
@@ -91,7 +99,8 @@ struct bench {
 	stackdepot_lf_id_t *ids;
 	depot_stack_handle_t *handles;
 	struct stackdepot_lf *lf, *lf_refs, *lf_insert;
-	unsigned long *ring;
+	unsigned long *ring, *big_ring;
+	unsigned long big_pos;		/* the big ring is walked across rounds */
 	unsigned long buf[SDLF_BENCH_MAX_DEPTH];
 	unsigned int errors;		/* calls that did not do their job */
 	unsigned int noalloc_failed;
@@ -109,9 +118,10 @@ static u64 ps_per_call(u64 t0, unsigned long calls)
 	return div64_u64((ktime_get_ns() - t0) * 1000, calls);
 }
 
-static u64 time_copy(struct bench *b)
+static u64 time_copy(struct bench *b, unsigned long *ring, size_t longs,
+		     unsigned long *posp)
 {
-	unsigned long pos = 0;
+	unsigned long pos = *posp;
 	u64 t0 = ktime_get_ns();
 	unsigned int i;
 	u32 s;
@@ -119,13 +129,14 @@ static u64 time_copy(struct bench *b)
 	/* What a TRACE_STACK event takes: a header word and the frames. */
 	for (i = 0; i < SDLF_BENCH_SEQ; i++) {
 		s = b->seq[i];
-		if (pos + 1 + b->depth[s] > BENCH_RING_LONGS)
+		if (pos + 1 + b->depth[s] > longs)
 			pos = 0;
-		b->ring[pos] = b->depth[s];
-		memcpy(&b->ring[pos + 1], stack_of(b->frames, s),
+		ring[pos] = b->depth[s];
+		memcpy(&ring[pos + 1], stack_of(b->frames, s),
 		       b->depth[s] * sizeof(unsigned long));
 		pos += 1 + b->depth[s];
 	}
+	*posp = pos;
 	return ps_per_call(t0, SDLF_BENCH_SEQ);
 }
 
@@ -321,6 +332,7 @@ static int bench_init(struct kunit *test)
 	b->ids = bench_vzalloc(test, SDLF_BENCH_STACKS * sizeof(*b->ids));
 	b->handles = bench_vzalloc(test, SDLF_BENCH_STACKS * sizeof(*b->handles));
 	b->ring = bench_vzalloc(test, BENCH_RING_LONGS * sizeof(unsigned long));
+	b->big_ring = bench_vzalloc(test, BENCH_BIG_RING_LONGS * sizeof(unsigned long));
 
 	b->total_depth = sdlf_bench_make_stacks(seed, b->frames, b->depth);
 	sdlf_bench_make_seq(seed, bench_vzalloc(test, SDLF_BENCH_STACKS * sizeof(u64)),
@@ -383,9 +395,13 @@ static void test_bench_ops(struct kunit *test)
 	u64 median[NR_OPS];
 	char ns[24], ratio[24];
 	unsigned int r, op;
+	unsigned long pos;
 
 	for (r = 0; r < rounds; r++) {
-		b->ps[OP_COPY][r] = time_copy(b);
+		pos = 0;
+		b->ps[OP_COPY][r] = time_copy(b, b->ring, BENCH_RING_LONGS, &pos);
+		b->ps[OP_COPY_BIG][r] = time_copy(b, b->big_ring,
+						  BENCH_BIG_RING_LONGS, &b->big_pos);
 		b->ps[OP_LF_HIT][r] = time_lf_hit(b, b->lf);
 		b->ps[OP_LF_HIT_REFS][r] = time_lf_hit(b, b->lf_refs);
 		b->ps[OP_SD_HIT][r] = time_sd_hit(b);
