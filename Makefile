@@ -25,7 +25,7 @@ export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER
 # Debian packages the build and the tests need.
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
-	kmod dwarves liburcu-dev clang libclang-rt-14-dev llvm valgrind \
+	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
 	libtraceevent-dev trace-cmd
 
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
@@ -49,7 +49,7 @@ define run-steps
 	@scripts/summary.sh
 endef
 
-.PHONY: help deps tree test kunit check run clean distclean \
+.PHONY: help deps tree test kunit check run bench clean distclean \
 	harness fuzz bench-user tools vmtest vm-kernel vm-initrd $(TEST_STEPS)
 
 help:
@@ -77,7 +77,11 @@ help:
 	@echo '  harness       - userspace harness: functional tests, TSan and'
 	@echo '                  ASan/UBSan stress, bounded libFuzzer run'
 	@echo '  fuzz          - the harness fuzzer, longer'
-	@echo '  bench-user    - userspace benchmark table (ns/op, callgrind)'
+	@echo '  bench         - every benchmark side by side: stackdepot_lf vs'
+	@echo '                  stack_depot_save() in UML, the userspace harness'
+	@echo '                  for 1..N threads, stack tracing cost with'
+	@echo '                  stackmap off/on in QEMU; tables + out/bench/*.json'
+	@echo '  bench-user    - only the userspace benchmark (ns/op, callgrind)'
 	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
 	@echo '  vmtest        - boot the x86_64 kernel in QEMU and run the'
 	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
@@ -95,6 +99,9 @@ help:
 	@echo '            sched:sched_switch, WORKLOAD="shell command",'
 	@echo '            DURATION=60 (seconds, caps the workload)'
 	@echo '  VM_TIMEOUT=1200       seconds before a hung guest is killed'
+	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'
+	@echo '              BENCH_THREADS (harness; default CPUs),'
+	@echo '              BENCH_PARTS="kernel harness vm"'
 
 deps:
 	@scripts/deps.sh $(DEB_PACKAGES)
@@ -132,6 +139,9 @@ harness-check: deps
 fuzz: deps
 	@$(MAKE) --no-print-directory -C $(HARNESS) fuzz
 
+bench: deps tree
+	@scripts/bench.sh
+
 bench-user: deps
 	@$(MAKE) --no-print-directory -C $(HARNESS) bench
 
@@ -158,7 +168,8 @@ vmtest-check: deps tree tools
 		vm/mkinitramfs.sh $(VM_INITRD) && vm/vmtest.sh'
 
 clean:
-	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm $(VM_INITRD)
+	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm \
+		$(BUILD)/vm-bench $(BUILD)/bench-uml $(VM_INITRD) $(VM_INITRD).sha
 	@$(MAKE) --no-print-directory -C $(HARNESS) clean
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean
 

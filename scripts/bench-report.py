@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tables and JSON of `make bench` (scripts/bench.sh).
+
+Usage: bench-report.py OUTDIR
+
+Reads what the parts left in OUTDIR: kernel.log (the KTAP log of the
+KUnit suite stackdepot_lf_bench), harness.json (the userspace benchmark),
+vm.txt and vm-icount.txt (the guest's BENCH and STAT lines, under
+multi-threaded TCG and under -icount shift=0, where a guest nanosecond is
+one guest instruction). Prints one table per part
+and the targets, and writes OUTDIR/bench.json. A part that did not run is
+reported as missing. Exits 1 if a part's own correctness checks failed
+(a KUnit case not ok, a guest run without events), else 0: the targets
+are reported, never enforced.
+"""
+
+import json
+import os
+import re
+import statistics
+import sys
+
+
+def kernel_part(path):
+    """The KUnit benchmark's rows, memory figures and case results."""
+    if not os.path.exists(path):
+        return None
+    ops, mem, info, cases = [], [], {}, {}
+    for line in open(path, errors='replace'):
+        line = line.strip()
+        m = re.match(r'(not ok|ok) \d+ (test_bench_\w+)', line)
+        if m:
+            cases[m.group(2)] = m.group(1) == 'ok'
+            continue
+        m = re.match(r'# test_bench_\w+: (.*)$', line)
+        if not m:
+            continue
+        kv = dict(f.split('=', 1) for f in m.group(1).split() if '=' in f)
+        if 'op' in kv:
+            ops.append({'op': kv['op'], 'ns_per_call': float(kv['ns_per_call']),
+                        'vs': kv['vs'], 'ratio': float(kv['ratio'])})
+        elif 'mem' in kv:
+            mem.append({'what': kv['mem'], 'bytes': int(kv['bytes']),
+                        'per_stack': int(kv['per_stack'])})
+        else:
+            info.update(kv)
+    return {'info': info, 'ops': ops, 'memory': mem, 'cases': cases}
+
+
+def vm_part(path):
+    """Per-event cost of stack tracing, stackmap off vs on, in the guest."""
+    if not os.path.exists(path):
+        return None
+    runs, stats = {}, {}
+    for line in open(path, errors='replace'):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == 'BENCH':
+            kv = dict(x.split('=', 1) for x in f[1:])
+            key = (kv['workload'], int(kv['rep']))
+            runs.setdefault(key, {})[kv['mode']] = {
+                'ns': int(kv['ns']), 'calls': int(kv['calls']),
+                'events': int(kv['events'])}
+        elif f[0] == 'STAT' and len(f) >= 4:
+            stats.setdefault(f[1], {})[f[2].rstrip(':')] = int(f[3])
+    result = {'workloads': {}, 'stats': stats, 'ok': True}
+    for workload in sorted({w for w, _ in runs}):
+        per_mode = {'off': [], 'on': []}
+        base_ns, events = [], {'off': [], 'on': []}
+        for (w, _), modes in sorted(runs.items()):
+            if w != workload or not all(m in modes for m in ('base', 'off', 'on')):
+                continue
+            base_ns.append(modes['base']['ns'] / modes['base']['calls'])
+            for mode in ('off', 'on'):
+                r = modes[mode]
+                # Every event is followed by its stack: two entries.
+                nev = r['events'] / 2
+                if nev <= 0:
+                    result['ok'] = False
+                    continue
+                per_mode[mode].append((r['ns'] - modes['base']['ns']) / nev)
+                events[mode].append(nev / r['calls'])
+        if not per_mode['off'] or not per_mode['on']:
+            result['ok'] = False
+            continue
+        off = statistics.median(per_mode['off'])
+        on = statistics.median(per_mode['on'])
+        result['workloads'][workload] = {
+            'reps': len(per_mode['on']),
+            'untraced_ns_per_call': statistics.median(base_ns),
+            'events_per_call': statistics.median(events['on']),
+            'ns_per_event_off': off, 'ns_per_event_on': on,
+            'ratio_on_off': on / off if off > 0 else None,
+            'ns_per_event_off_runs': per_mode['off'],
+            'ns_per_event_on_runs': per_mode['on']}
+    return result
+
+
+def fmt(x, spec='.1f'):
+    return '-' if x is None else format(x, spec)
+
+
+def print_kernel(k):
+    print('In-kernel (UML, no sanitizers): KUnit suite stackdepot_lf_bench')
+    if k is None:
+        print('  missing: the kernel part did not run\n')
+        return
+    i = k['info']
+    print('  %s stacks, mean depth %s, %s calls per round, median of %s rounds, seed %s'
+          % (i.get('stacks', '?'), i.get('mean_depth', '?'), i.get('calls', '?'),
+             i.get('rounds', '?'), i.get('seed', '?')))
+    print('  %-34s %10s   %-26s %7s' % ('operation', 'ns/call', 'compared with', 'ratio'))
+    for r in k['ops']:
+        print('  %-34s %10.1f   %-26s %6.2fx' % (r['op'], r['ns_per_call'], r['vs'],
+                                              r['ratio']))
+    print()
+    print('Memory per stored stack (same stacks)')
+    names = {'lf_record': 'stackdepot_lf record (arena)',
+             'lf_target': 'target: 16 + 8 x depth',
+             'stack_depot_record': 'stack_depot_save() record',
+             'fixed_64_frames': 'fixed 64-frame record',
+             'lf_total_at_2x_capacity': 'stackdepot_lf all memory, 2x capacity'}
+    for m in k['memory']:
+        print('  %-40s %8d B/stack %10d B' % (names.get(m['what'], m['what']),
+                                              m['per_stack'], m['bytes']))
+    bad = [c for c, ok in k['cases'].items() if not ok]
+    if bad or not k['cases']:
+        print('  FAILED cases: %s' % (', '.join(bad) or 'no results'))
+    print()
+
+
+def print_harness(h):
+    print('Userspace harness (tools/testing/stackdepot_lf): ns/op per thread, '
+          'callgrind instructions/op')
+    if h is None:
+        print('  missing: the harness part did not run\n')
+        return
+    print('  %s stacks, mean depth %.1f, median of %s runs of %s ops, seed %s'
+          % (h['stacks'], h['mean_depth'], h['reps'], h['ops'], h['seed']))
+    threads = sorted({r['threads'] for r in h['results']})
+    ops = []
+    for r in h['results']:
+        if r['op'] not in ops:
+            ops.append(r['op'])
+    print('  %-18s' % 'op' + ''.join('%16s' % ('%d thread%s' % (t, 's' if t > 1 else ''))
+                                     for t in threads) + '%11s' % 'instr/op')
+    for op in ops:
+        rows = {r['threads']: r for r in h['results'] if r['op'] == op}
+        cells = ''.join('%16s' % ('%.1f (%.2fx)' % (rows[t]['ns_per_op'],
+                                                    rows[t]['ratio_to_baseline'])
+                                  if t in rows else '-') for t in threads)
+        instr = rows.get(1, {}).get('instr_per_op') or '-'
+        print('  %-18s%s%11s' % (op, cells, instr))
+    print('  (x) = ratio to memcpy_baseline of the same thread count\n')
+
+
+def print_vm(v, vi):
+    print('Tracing overhead in the QEMU guest (2 vCPUs, no lockdep): cost per '
+          'traced event, stackmap off vs on')
+    if v is None and vi is None:
+        print('  missing: the vm part did not run\n')
+        return
+    print('  %-10s %-22s %5s %13s %11s %12s %12s %9s'
+          % ('workload', 'clock', 'reps', 'untraced/call', 'events/call',
+             'stackmap off', 'stackmap on', 'on/off'))
+    for part, clock in ((v, 'TCG wall ns'), (vi, 'icount instructions')):
+        for w, r in (part or {}).get('workloads', {}).items():
+            print('  %-10s %-22s %5d %13.0f %11.2f %12.0f %12.0f %8.3fx'
+                  % (w, clock, r['reps'], r['untraced_ns_per_call'],
+                     r['events_per_call'], r['ns_per_event_off'],
+                     r['ns_per_event_on'], r['ratio_on_off']))
+    v = v or vi
+    for w, s in v['stats'].items():
+        if w == 'default':
+            continue
+        print('  %s depot: %d records, %d hits, %d inserts, drops full %d probe %d '
+              'too deep %d busy %d'
+              % (w, s.get('records', 0), s.get('hits', 0), s.get('inserts', 0),
+                 s.get('drops_full', 0), s.get('drops_probe', 0),
+                 s.get('drops_too_deep', 0), s.get('drops_busy', 0)))
+    d = v['stats'].get('default', {})
+    if d:
+        print('  default capacity: %d stacks, %d bytes allocated when the option is '
+              'first set' % (d.get('size', 0), d.get('mem_on_enable', 0)))
+    print('  TCG inflates absolute times and its wall clock is noisy; icount '
+          'figures repeat exactly.\n')
+
+
+def targets(k, v, vi):
+    """The issue's targets, each met, missed or unknown (None)."""
+    t = []
+    ops = {r['op']: r['ns_per_call'] for r in (k or {}).get('ops', [])}
+    mem = {m['what']: m['bytes'] for m in (k or {}).get('memory', [])}
+
+    def cmp(name, a, b, strict=False):
+        ok = None if a is None or b is None else (a < b if strict else a <= b)
+        t.append({'target': name, 'value': a, 'limit': b, 'met': ok})
+
+    cmp('get_id hit (with ref counts, as the adapter) <= stack_depot_save hit, ns',
+        ops.get('lf_get_id_hit_refs'), ops.get('stack_depot_save_hit'))
+    cmp('get_id hit (no ref counts) <= stack_depot_save hit, ns',
+        ops.get('lf_get_id_hit'), ops.get('stack_depot_save_hit'))
+    cmp('get_id insert < stack_depot_save insert, ns',
+        ops.get('lf_get_id_insert'), ops.get('stack_depot_save_insert'), True)
+    cmp('memory per stack <= 16 + 8 x depth, bytes (all stacks)',
+        mem.get('lf_record'), mem.get('lf_target'))
+    for w, r in (v or {}).get('workloads', {}).items():
+        cmp('tracing cost per event, stackmap on <= off (%s), TCG ns' % w,
+            r['ns_per_event_on'], r['ns_per_event_off'])
+    for w, r in (vi or {}).get('workloads', {}).items():
+        cmp('tracing cost per event, stackmap on <= off (%s), instructions' % w,
+            r['ns_per_event_on'], r['ns_per_event_off'])
+    return t
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    outdir = sys.argv[1]
+    k = kernel_part(os.path.join(outdir, 'kernel.log'))
+    hp = os.path.join(outdir, 'harness.json')
+    h = json.load(open(hp)) if os.path.exists(hp) else None
+    v = vm_part(os.path.join(outdir, 'vm.txt'))
+    vi = vm_part(os.path.join(outdir, 'vm-icount.txt'))
+
+    print_kernel(k)
+    print_harness(h)
+    print_vm(v, vi)
+    tg = targets(k, v, vi)
+    print('Targets')
+    for x in tg:
+        state = {True: 'met', False: 'MISSED', None: 'unknown'}[x['met']]
+        print('  %-7s %s: %s vs %s' % (state, x['target'], fmt(x['value']),
+                                       fmt(x['limit'])))
+
+    json.dump({'kernel': k, 'harness': h, 'vm': v, 'vm_icount': vi,
+               'targets': tg},
+              open(os.path.join(outdir, 'bench.json'), 'w'), indent=2)
+    print('\nJSON: %s' % os.path.join(outdir, 'bench.json'))
+    ok = True
+    if k is not None and (not k['cases'] or not all(k['cases'].values())):
+        ok = False
+    for part in (v, vi):
+        if part is not None and not part['ok']:
+            ok = False
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make bench`: every benchmark of the project in one run, side by side.
+#
+#   1. kernel: the KUnit suite stackdepot_lf_bench in UML without
+#      sanitizers: stackdepot_lf against stack_depot_save()/fetch() and the
+#      full-stack copy on the same stacks; bytes per stored stack
+#   2. harness: the userspace benchmark for 1..N threads, with callgrind
+#      instruction counts (tools/testing/stackdepot_lf, bench)
+#   3. vm: per-event cost of stack tracing with stackmap off and on in the
+#      QEMU guest, on a kernel without lockdep (vm/bench.config): once
+#      with multi-threaded TCG (wall time), once with -icount shift=0, where
+#      the guest clock counts instructions and the figures repeat exactly
+#
+# Raw outputs and JSON go to $OUT/bench/; scripts/bench-report.py prints the
+# tables and writes $OUT/bench/bench.json. Nothing here asserts a time;
+# the exit status is non-zero only if a part failed to run or a
+# benchmark's own correctness checks failed.
+#
+# Knobs (environment): BENCH_ROUNDS (kernel rounds, default 15),
+# BENCH_REPS (harness and VM repetitions, default 5), BENCH_THREADS
+# (harness threads, default: CPUs), BENCH_PARTS (default "kernel harness
+# vm").
+
+set -uo pipefail
+
+scripts=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$scripts")
+build=${BUILD:-$root/build}
+ksrc=${KSRC:-$build/linux}
+out=${OUT:-$root/out}/bench
+jobs=${JOBS:-2}
+rounds=${BENCH_ROUNDS:-15}
+reps=${BENCH_REPS:-5}
+parts=${BENCH_PARTS:-kernel harness vm}
+failed=()
+
+die() {
+	echo "make bench: $*" >&2
+	exit 2
+}
+
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 101 ] ||
+	die "BENCH_ROUNDS='$rounds': want an integer from 1 to 101"
+[[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] && [ "$reps" -le 99 ] ||
+	die "BENCH_REPS='$reps': want an integer from 1 to 99"
+for p in $parts; do
+	case "$p" in
+	kernel|harness|vm) ;;
+	*) die "BENCH_PARTS: unknown part '$p' (kernel, harness, vm)" ;;
+	esac
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+
+stamp() {
+	echo "  BENCH   $1 ($(( $(date +%s) - start )) s)"
+}
+
+bench_kernel() {
+	local dir=$build/bench-uml
+	stamp "kernel: KUnit stackdepot_lf_bench in UML, $rounds rounds"
+	rm -f "$dir/test.log"
+	(cd "$ksrc" && python3 tools/testing/kunit/kunit.py run \
+		--kunitconfig="$scripts/kunit/bench.config" \
+		--build_dir="$dir" --jobs="$jobs" --timeout=900 \
+		--kernel_args="stackdepot_lf_bench_kunit.rounds=$rounds") \
+		> "$out/kernel.out" 2>&1
+	local rc=$?
+	[ -f "$dir/test.log" ] && cp "$dir/test.log" "$out/kernel.log"
+	[ $rc -eq 0 ] || { tail -20 "$out/kernel.out" >&2; return 1; }
+}
+
+bench_harness() {
+	stamp "harness: userspace benchmark, $reps repetitions"
+	make --no-print-directory -C "$root/tools/testing/stackdepot_lf" bench \
+		BENCH_REPS="$reps" BENCH_JSON="$out/harness.json" \
+		${BENCH_THREADS:+BENCH_THREADS=$BENCH_THREADS} \
+		> "$out/harness.txt" 2>&1 ||
+		{ tail -20 "$out/harness.txt" >&2; return 1; }
+}
+
+bench_vm() {
+	local obj=$build/vm-bench initrd=$build/vm-initramfs.cpio.gz
+	stamp "vm: bench kernel (tinyconfig + vm/kernel.config + vm/bench.config)"
+	VM_OBJ=$obj VM_EXTRA_CONFIG=$root/vm/bench.config \
+		"$root/vm/build-kernel.sh" > "$out/vm-build.log" 2>&1 ||
+		{ tail -20 "$out/vm-build.log" >&2; return 1; }
+	"$root/vm/mkinitramfs.sh" "$initrd" || return 1
+	stamp "vm: tracing overhead, stackmap off vs on, $reps repetitions"
+	bench_vm_boot vm "tcg,thread=multi" || return 1
+	stamp "vm: the same with -icount shift=0 (guest instructions)"
+	bench_vm_boot vm-icount "tcg,thread=single -icount shift=0,sleep=off"
+}
+
+# bench_vm_boot NAME ACCEL: one boot in bench mode, results in NAME.txt
+bench_vm_boot() {
+	VM_KERNEL=$build/vm-bench/arch/x86/boot/bzImage \
+	VM_INITRD=$build/vm-initramfs.cpio.gz VM_TIMEOUT=1200 VM_ACCEL=$2 \
+		"$root/vm/run-qemu.sh" bench "$out/$1" "vm.bench_reps=$reps" ||
+		return 1
+	"$root/vm/console-check.sh" "$out/$1/console.log" || return 1
+	tr -d '\r' < "$out/$1/results.txt" > "$out/$1.txt"
+	grep -q '^BENCH-END' "$out/$1.txt" ||
+		{ echo "make bench: the guest did not finish; see $out/$1" >&2; return 1; }
+}
+
+for p in $parts; do
+	"bench_$p" || failed+=("$p")
+done
+stamp "done"
+echo
+python3 "$scripts/bench-report.py" "$out" | tee "$out/report.txt"
+rc=${PIPESTATUS[0]}
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "make bench: failed parts: ${failed[*]} (logs in $out)" >&2
+	exit 1
+fi
+exit "$rc"
