@@ -86,7 +86,8 @@ struct stackdepot_lf_params {
  * struct stackdepot_lf_info - what lookup and iteration report of a record
  * @id: the record's id in the current generation
  * @depth: number of frames in the record
- * @refs: get_id calls that returned @id (0 without %STACKDEPOT_LF_COUNT_REFS)
+ * @refs: get_id calls that returned @id (0 without %STACKDEPOT_LF_COUNT_REFS);
+ *	the sum of per-CPU counts, which may lag calls still running
  */
 struct stackdepot_lf_info {
 	stackdepot_lf_id_t id;
@@ -235,8 +236,10 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot);
  * Never sleeps, never allocates.
  * Return: 0 and *@id set on success; -EINVAL if @depot is NULL or
  * @nr_entries is 0; -E2BIG if @nr_entries exceeds the depot's max depth;
- * -ENOSPC if the depot is full or all probed slots are taken; -EBUSY while a
- * reset is in progress. On error *@id is left untouched.
+ * -ENOSPC if the depot is full or all probed slots are taken (one record
+ * short of full, also while a concurrent insert holds a reservation it
+ * will give back); -EBUSY while a reset is in progress. On error *@id is
+ * left untouched.
  */
 int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
 				      const unsigned long *entries,
