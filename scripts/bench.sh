@@ -41,8 +41,8 @@ die() {
 	exit 2
 }
 
-[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 101 ] ||
-	die "BENCH_ROUNDS='$rounds': want an integer from 1 to 101"
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 51 ] ||
+	die "BENCH_ROUNDS='$rounds': want an integer from 1 to 51"
 [[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] && [ "$reps" -le 99 ] ||
 	die "BENCH_REPS='$reps': want an integer from 1 to 99"
 for p in $parts; do
