@@ -147,6 +147,11 @@ static u64 time_copy(struct bench *b, unsigned long *ring, size_t longs,
 	return ps_per_call(t0, SDLF_BENCH_SEQ);
 }
 
+/*
+ * One loop per operation, alike on purpose: an indirect call per
+ * operation (a retpoline, with mitigations) would cost about as much as
+ * the cheapest operations timed.
+ */
 static u64 time_lf_hit(struct bench *b, struct stackdepot_lf *depot)
 {
 	u64 t0 = ktime_get_ns();
