@@ -157,13 +157,19 @@ static inline struct sdlf_record *sdlf_record(struct stackdepot_lf *depot,
 				      (size_t)(val - 1) * SDLF_GRANULE);
 }
 
+/* The hit counter of slot @pos in copy @stripe */
+static inline atomic_t *sdlf_ref(struct stackdepot_lf *depot, u32 stripe,
+				 u32 pos)
+{
+	return &depot->refs[(size_t)stripe * (depot->slot_mask + 1) + pos];
+}
+
 /* Count a call that returned slot @pos; called in a read section. */
 static __always_inline void sdlf_count_ref(struct stackdepot_lf *depot, u32 pos)
 {
-	u32 stripe = sdlf_cpu() & (depot->ref_stripes - 1);
-
 	if (depot->refs)
-		atomic_inc(&depot->refs[(size_t)stripe * (depot->slot_mask + 1) + pos]);
+		atomic_inc(sdlf_ref(depot, sdlf_cpu() & (depot->ref_stripes - 1),
+				    pos));
 }
 
 static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
@@ -174,8 +180,7 @@ static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
 	if (!depot->refs)
 		return 0;
 	for (stripe = 0; stripe < depot->ref_stripes; stripe++)
-		refs += atomic_read(&depot->refs[(size_t)stripe *
-						 (depot->slot_mask + 1) + pos]);
+		refs += atomic_read(sdlf_ref(depot, stripe, pos));
 	return refs;
 }
 
