@@ -217,10 +217,27 @@ static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
 }
 
 /*
+ * Publish the record @val in the empty slot @pos. Returns false if another
+ * caller filled the slot first. Visible to the KUnit suite, which replaces
+ * it to force a lost race.
+ */
+VISIBLE_IF_KUNIT bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos,
+					u32 val)
+{
+	KUNIT_STATIC_STUB_REDIRECT(sdlf_slot_publish, depot, pos, val);
+	/*
+	 * Publish the record written by sdlf_record_build(). Pairs with the
+	 * smp_load_acquire() of slots in the probe loop, lookup and iteration.
+	 */
+	return cmpxchg_release(&depot->slots[pos], 0, val) == 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_slot_publish);
+
+/*
  * Reserve one record of the budget and arena space for it, then fill it in.
  * Returns the slot value that will publish it, or 0 if the depot is full.
  * The record becomes reachable only through the cmpxchg_release() in
- * stackdepot_lf_get_id(); the acquire on the arena only orders our stores
+ * sdlf_slot_publish(); the acquire on the arena only orders our stores
  * after those of a loser that gave the same bytes back.
  */
 static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
@@ -304,7 +321,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 
 	pos = hash & depot->slot_mask;
 	for (i = 0; i < depot->max_probe; i++, pos = (pos + 1) & depot->slot_mask) {
-		/* Pairs with cmpxchg_release() below: the record is complete. */
+		/* Pairs with sdlf_slot_publish(): the record is complete. */
 		val = smp_load_acquire(&depot->slots[pos]);
 		if (!val) {
 			if (!new_val) {
@@ -316,12 +333,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 					goto out;
 				}
 			}
-			/*
-			 * Publish the record written by sdlf_record_build().
-			 * Pairs with the smp_load_acquire() of slots in the
-			 * probe loop, lookup and iteration.
-			 */
-			if (cmpxchg_release(&depot->slots[pos], 0, new_val) == 0) {
+			if (sdlf_slot_publish(depot, pos, new_val)) {
 				/* Hitters may already count it: add, not set. */
 				sdlf_count_ref(depot, pos);
 				sdlf_count(&depot->pcpu->inserts);
@@ -396,7 +408,7 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 		ret = -ESTALE;
 		goto out;
 	}
-	/* Pairs with cmpxchg_release() in stackdepot_lf_get_id(). */
+	/* Pairs with cmpxchg_release() in sdlf_slot_publish(). */
 	val = smp_load_acquire(&depot->slots[pos]);
 	ret = val ? sdlf_copy(depot, state, pos, val, entries, size, info) :
 		    -ENOENT;
@@ -479,7 +491,7 @@ int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
 		goto out;
 	}
 	for (; iter->pos <= depot->slot_mask; iter->pos++) {
-		/* Pairs with cmpxchg_release() in stackdepot_lf_get_id(). */
+		/* Pairs with cmpxchg_release() in sdlf_slot_publish(). */
 		val = smp_load_acquire(&depot->slots[iter->pos]);
 		if (!val)
 			continue;

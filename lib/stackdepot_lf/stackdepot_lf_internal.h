@@ -13,6 +13,8 @@
 #ifndef _LIB_STACKDEPOT_LF_INTERNAL_H
 #define _LIB_STACKDEPOT_LF_INTERNAL_H
 
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
@@ -56,5 +58,10 @@ static inline void sdlf_synchronize(void)
 {
 	synchronize_rcu();
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Replaced by the KUnit suite through kunit_activate_static_stub(). */
+bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+#endif
 
 #endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */

@@ -20,7 +20,7 @@
  *   classic store-buffering pattern, resolved by fences on both sides).
  * That is the guarantee stackdepot_lf_reset() needs from synchronize_rcu():
  * once the busy bit is set and a grace period has passed, no caller that
- * saw the old generation is left. Read sections do not nest.
+ * saw the old generation is left. Nested read sections count as one.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -29,6 +29,7 @@
 
 struct sdlf_thread {
 	unsigned long rcu_ctr;
+	unsigned int nest;	/* read sections entered, owner only */
 	int in_use;
 } ____cacheline_aligned;
 
@@ -38,6 +39,19 @@ static pthread_key_t sdlf_key;
 static pthread_once_t sdlf_key_once = PTHREAD_ONCE_INIT;
 
 unsigned int sdlf_fail_alloc_at;
+void *sdlf_stub_real, *sdlf_stub_repl;
+
+void sdlf_stub_activate(void *real_fn, void *replacement)
+{
+	sdlf_stub_real = real_fn;
+	/* Pairs with the acquire in KUNIT_STATIC_STUB_REDIRECT(). */
+	__atomic_store_n(&sdlf_stub_repl, replacement, __ATOMIC_RELEASE);
+}
+
+void sdlf_stub_deactivate(void)
+{
+	__atomic_store_n(&sdlf_stub_repl, NULL, __ATOMIC_RELAXED);
+}
 
 static void sdlf_thread_exit(void *arg)
 {
@@ -111,6 +125,9 @@ void sdlf_read_lock(void)
 	struct sdlf_thread *t = sdlf_thread();
 	unsigned long ctr = t->rcu_ctr;
 
+	/* Nested sections, like nested preempt_disable(), count once. */
+	if (t->nest++)
+		return;
 	if (ctr & 1)
 		abort();
 	__atomic_store_n(&t->rcu_ctr, ctr + 1, __ATOMIC_RELAXED);
@@ -122,6 +139,8 @@ void sdlf_read_unlock(void)
 {
 	struct sdlf_thread *t = sdlf_self;
 
+	if (--t->nest)
+		return;
 	/* Pairs with the acquire loads in sdlf_synchronize(). */
 	__atomic_store_n(&t->rcu_ctr, t->rcu_ctr + 1, __ATOMIC_RELEASE);
 }

@@ -143,6 +143,24 @@ struct mutex {
 #define mutex_unlock(m)		pthread_mutex_unlock(&(m)->lock)
 #define mutex_destroy(m)	pthread_mutex_destroy(&(m)->lock)
 
+/*
+ * KUnit static stubs, as kunit_activate_static_stub() provides them: one
+ * replacement at a time, looked up by the redirect at the top of the real
+ * function. Tests set it with sdlf_stub_activate() from a quiescent point.
+ */
+#define VISIBLE_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+extern void *sdlf_stub_real, *sdlf_stub_repl;
+#define KUNIT_STATIC_STUB_REDIRECT(real_fn_name, args...) do {		\
+	void *__repl = __atomic_load_n(&sdlf_stub_repl, __ATOMIC_ACQUIRE);\
+									\
+	if (unlikely(__repl) && sdlf_stub_real == (void *)real_fn_name)	\
+		return ((__typeof__(&real_fn_name))__repl)(args);	\
+} while (0)
+void sdlf_stub_activate(void *real_fn, void *replacement);
+void sdlf_stub_deactivate(void);
+bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
 void sdlf_read_lock(void);
 void sdlf_read_unlock(void);
