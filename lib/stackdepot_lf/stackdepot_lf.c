@@ -284,12 +284,16 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 {
 	struct sdlf_record *rec = sdlf_record(depot, val);
+	long size = sdlf_record_size(rec->depth);
 	long start = (long)(val - 1) * SDLF_GRANULE;
-	long end = start + sdlf_record_size(rec->depth);
+	long end = start + size;
 
-	/* Pairs with the acquire in sdlf_record_build() of the next owner. */
+	/*
+	 * Pairs with the acquire in sdlf_record_build() of the next owner.
+	 * On failure the cmpxchg overwrites @end: count @size, not @end.
+	 */
 	if (!atomic_long_try_cmpxchg_release(&depot->arena_used, &end, start))
-		atomic_long_add(end - start, &depot->arena_lost);
+		atomic_long_add(size, &depot->arena_lost);
 	atomic_dec(&depot->nr_records);
 }
 

@@ -6,6 +6,7 @@
  * number, so a test can rebuild the stack any id should resolve to.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -17,6 +18,8 @@
 #include <linux/slab.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/vmalloc.h>
+
+#include "../stackdepot_lf/stackdepot_lf_internal.h"
 
 #define TEST_DEPTH	32
 
@@ -358,6 +361,89 @@ static void test_fill_arena(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used, stats.arena_size);
 	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.records, 4U);
+}
+
+/*
+ * Sum of the arena bytes of the records of the current generation, which
+ * must equal arena_used - arena_lost whenever no get_id is running.
+ */
+static u64 record_bytes(struct kunit *test, struct stackdepot_lf *depot)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	u64 sum = 0;
+	int ret;
+
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, got_buf,
+					      ARRAY_SIZE(got_buf), &info)) > 0)
+		sum += ALIGN(RS(info.depth), 8);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	return sum;
+}
+
+#define RACE_DEPTH	11
+#define RACE_NR		7
+
+static struct stackdepot_lf *race_depot;
+static int race_ret;
+
+/*
+ * Replaces sdlf_slot_publish() once: before the caller publishes, the
+ * same stack is inserted by a nested call, which builds its record after
+ * the caller's in the arena and publishes it first.
+ */
+static bool race_publish(struct stackdepot_lf *depot, u32 pos, u32 val)
+{
+	unsigned long entries[RACE_DEPTH];
+	stackdepot_lf_id_t id;
+
+	kunit_deactivate_static_stub(kunit_get_current_test(),
+				     sdlf_slot_publish);
+	make_stack(entries, RACE_DEPTH, RACE_NR);
+	race_ret = stackdepot_lf_get_id(race_depot, entries, RACE_DEPTH, &id);
+	return sdlf_slot_publish(depot, pos, val);
+}
+
+static void test_lost_race_accounting(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t a, b;
+
+	race_depot = depot;
+	race_ret = -1;
+	get_id(test, depot, 5, 1);
+	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish);
+	a = get_id(test, depot, RACE_DEPTH, RACE_NR);
+	KUNIT_EXPECT_EQ(test, race_ret, 0);
+	b = get_id(test, depot, RACE_DEPTH, RACE_NR);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(b));
+	expect_resolves(test, depot, a, RACE_DEPTH, RACE_NR);
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 2U);
+	KUNIT_EXPECT_EQ(test, stats.lost_races, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.inserts, 2ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL);
+	/* The loser's record could not be given back: exactly it is lost. */
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, (u64)ALIGN(RS(RACE_DEPTH), 8));
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			(u64)(ALIGN(RS(5), 8) + 2 * ALIGN(RS(RACE_DEPTH), 8)));
+	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost,
+			record_bytes(test, depot));
+	KUNIT_EXPECT_EQ(test, RACE_DEPTH,
+			stackdepot_lf_lookup(depot, a, got_buf,
+					     ARRAY_SIZE(got_buf), &info));
+	KUNIT_EXPECT_EQ(test, info.refs, 3U);
+
+	/* A reset forgets the loss with the records. */
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
 }
 
 static void test_reset(struct kunit *test)
@@ -891,6 +977,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_collisions),
 	KUNIT_CASE(test_fill_records),
 	KUNIT_CASE(test_fill_arena),
+	KUNIT_CASE(test_lost_race_accounting),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE_SLOW(test_generation_wrap),
 	KUNIT_CASE(test_first_gen),
@@ -912,3 +999,4 @@ kunit_test_suite(stackdepot_lf_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the lock-free stack depot");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -327,6 +327,83 @@ static void test_fill_arena(void)
 	stackdepot_lf_destroy(depot);
 }
 
+/*
+ * Sum of the arena bytes of the records of the current generation, which
+ * must equal arena_used - arena_lost whenever no get_id is running.
+ */
+static u64 record_bytes(struct stackdepot_lf *depot)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	u64 sum = 0;
+	int ret;
+
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, got_buf,
+					      ARRAY_SIZE(got_buf), &info)) > 0)
+		sum += ALIGN(RS(info.depth), 8);
+	EXPECT_EQ(ret, 0);
+	return sum;
+}
+
+static struct stackdepot_lf *race_depot;
+static unsigned int race_depth;
+static int race_ret;
+
+/*
+ * Replaces sdlf_slot_publish() once: before the caller publishes, the
+ * same stack is inserted by a nested call, which builds its record after
+ * the caller's in the arena and publishes it first.
+ */
+static bool race_publish(struct stackdepot_lf *depot, u32 pos, u32 val)
+{
+	stackdepot_lf_id_t id;
+
+	sdlf_stub_deactivate();
+	make_stack(want_buf, race_depth, 7);
+	race_ret = stackdepot_lf_get_id(race_depot, want_buf, race_depth, &id);
+	return sdlf_slot_publish(depot, pos, val);
+}
+
+static void test_lost_race_accounting(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t a, b;
+
+	race_depot = depot;
+	race_depth = 11;
+	get_id(depot, 5, 1);
+	sdlf_stub_activate(sdlf_slot_publish, race_publish);
+	a = get_id(depot, race_depth, 7);
+	sdlf_stub_deactivate();
+	EXPECT_EQ(race_ret, 0);
+	b = get_id(depot, race_depth, 7);
+	EXPECT_EQ(ID(a), ID(b));
+	expect_resolves(depot, a, race_depth, 7);
+
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.records, 2);
+	EXPECT_EQ(stats.lost_races, 1);
+	EXPECT_EQ(stats.inserts, 2);
+	EXPECT_EQ(stats.hits, 2);
+	/* The loser's record could not be given back: exactly it is lost. */
+	EXPECT_EQ(stats.arena_lost, ALIGN(RS(race_depth), 8));
+	EXPECT_EQ(stats.arena_used, ALIGN(RS(5), 8) + 2 * ALIGN(RS(race_depth), 8));
+	EXPECT_EQ(stats.arena_used - stats.arena_lost, record_bytes(depot));
+	EXPECT_EQ(stackdepot_lf_lookup(depot, a, got_buf, ARRAY_SIZE(got_buf),
+				       &info), race_depth);
+	EXPECT_EQ(info.refs, 3);
+
+	/* A reset forgets the loss with the records. */
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.arena_lost, 0);
+	EXPECT_EQ(stats.arena_used, 0);
+	stackdepot_lf_destroy(depot);
+}
+
 static void test_reset(void)
 {
 	struct stackdepot_lf *depot = create_default();
@@ -568,6 +645,7 @@ static const struct test_case cases[] = {
 	{ "collisions", test_collisions },
 	{ "fill_records", test_fill_records },
 	{ "fill_arena", test_fill_arena },
+	{ "lost_race_accounting", test_lost_race_accounting },
 	{ "reset", test_reset },
 	{ "generation_wrap", test_generation_wrap },
 	{ "iterator", test_iterator },
