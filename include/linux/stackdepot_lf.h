@@ -119,6 +119,8 @@ struct stackdepot_lf_info {
  *	(-ENOSPC)
  * @drops_too_deep: get_id calls refused with -E2BIG
  * @drops_busy: get_id calls refused with -EBUSY during a reset
+ * @drops_context: get_id calls refused with -EPERM because a grace period
+ *	would not wait for the caller (see stackdepot_lf_caller_visible())
  * @resets: completed resets
  *
  * Every get_id call on a valid depot with a non-zero @nr_entries is counted
@@ -144,6 +146,7 @@ struct stackdepot_lf_stats {
 	u64 drops_probe;
 	u64 drops_too_deep;
 	u64 drops_busy;
+	u64 drops_context;
 	u64 resets;
 };
 
@@ -221,6 +224,25 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 void stackdepot_lf_destroy(struct stackdepot_lf *depot);
 
 /**
+ * stackdepot_lf_caller_visible() - whether a grace period waits for the caller
+ *
+ * Reset waits with synchronize_rcu() for the callers of get_id, lookup and
+ * iteration, and so does a user that frees a depot it published with
+ * rcu_assign_pointer(). A grace period does not wait for code on a CPU
+ * going offline once RCU has stopped waiting for it (the dying CPU still
+ * runs smp_call_function_single() and the tracers that hook it), nor for
+ * code where RCU is not watching (idle and early entry code). Those
+ * callers get -EPERM from the depot; a user that looks up its depot
+ * pointer under RCU calls this first and does not touch the pointer when
+ * it returns false.
+ *
+ * Context: Any context, with preemption disabled.
+ * Return: true if the caller's preemption-disabled section is waited for
+ * by synchronize_rcu().
+ */
+bool stackdepot_lf_caller_visible(void);
+
+/**
  * stackdepot_lf_get_id() - id of a stack, storing the stack if it is new
  * @depot: the depot
  * @entries: return addresses, innermost first
@@ -232,14 +254,15 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot);
  * Lock-free: the call completes in a bounded number of its own steps unless
  * other callers keep winning the same arena allocation race.
  *
- * Context: Any context, including NMI and hard IRQ with interrupts off.
+ * Context: Any context, including NMI and hard IRQ with interrupts off,
+ * that a grace period waits for (see stackdepot_lf_caller_visible()).
  * Never sleeps, never allocates.
  * Return: 0 and *@id set on success; -EINVAL if @depot is NULL or
  * @nr_entries is 0; -E2BIG if @nr_entries exceeds the depot's max depth;
  * -ENOSPC if the depot is full or all probed slots are taken (one record
  * short of full, also while a concurrent insert holds a reservation it
- * will give back); -EBUSY while a reset is in progress. On error *@id is
- * left untouched.
+ * will give back); -EBUSY while a reset is in progress; -EPERM if a grace
+ * period would not wait for the caller. On error *@id is left untouched.
  */
 int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
 				      const unsigned long *entries,
@@ -258,7 +281,8 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
  * reused; a copy never mixes two generations.
  *
  * Context: Any context, including NMI.
- * Return: the stack depth on success; -EINVAL if @depot is NULL or @id is
+ * Return: the stack depth on success; -EPERM if a grace period would not
+ * wait for the caller; -EINVAL if @depot is NULL or @id is
  * not an id this depot could have issued; -ESTALE if @id is from another
  * generation or a reset is in progress; -ENOENT if the current generation
  * has no record at @id; -ENOSPC if @size is smaller than the depth (nothing
@@ -304,8 +328,9 @@ void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
  *
  * Context: Any context.
  * Return: the depth of the record copied; 0 at the end of the walk;
- * -ESTALE if the depot was reset since stackdepot_lf_iter_start() (every
- * later call returns -ESTALE too); -ENOSPC if @size is too small for the
+ * -EPERM if a grace period would not wait for the caller; -ESTALE if the
+ * depot was reset since stackdepot_lf_iter_start() (every later call
+ * returns -ESTALE too); -ENOSPC if @size is too small for the
  * next record (the walk does not advance).
  */
 int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
@@ -332,6 +357,11 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
 
 #else /* !CONFIG_STACKDEPOT_LF */
+
+static inline bool stackdepot_lf_caller_visible(void)
+{
+	return false;
+}
 
 static inline struct stackdepot_lf *
 stackdepot_lf_create(const struct stackdepot_lf_params *params)

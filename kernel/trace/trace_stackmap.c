@@ -176,8 +176,9 @@ int trace_stackmap_enable(struct trace_array *tr)
  * @id: where the id goes on success
  *
  * Context: Any context, with preemption disabled.
- * Return: 0, -ENODEV if the instance has no depot, or the error of
- * stackdepot_lf_get_id(); on error the caller records the full stack.
+ * Return: 0, -ENODEV if the instance has no depot, -EPERM if a grace period
+ * would not wait for the caller, or the error of stackdepot_lf_get_id();
+ * on error the caller records the full stack.
  */
 int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 			  unsigned int nr_entries, u32 *id)
@@ -185,6 +186,17 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 	struct stackdepot_lf *depot;
 	stackdepot_lf_id_t sid;
 	int ret;
+
+	/*
+	 * A depot is freed once synchronize_rcu() returns, which does not
+	 * wait for a CPU going offline after RCU stopped waiting for it (it
+	 * still runs smp_call_function_single()), nor for code where RCU is
+	 * not watching: such a caller must not even load the pointer.
+	 */
+	if (unlikely(!stackdepot_lf_caller_visible())) {
+		atomic_long_inc(&tr->stackmap.drops_context);
+		return -EPERM;
+	}
 
 	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
 	depot = rcu_dereference_sched(tr->stackmap.depot);
@@ -574,6 +586,8 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "drops_probe: %llu\n", st.drops_probe);
 	seq_printf(m, "drops_too_deep: %llu\n", st.drops_too_deep);
 	seq_printf(m, "drops_busy: %llu\n", st.drops_busy);
+	seq_printf(m, "drops_context: %llu\n", st.drops_context +
+		   atomic_long_read(&tr->stackmap.drops_context));
 	seq_printf(m, "resets: %llu\n", st.resets);
 	return 0;
 }

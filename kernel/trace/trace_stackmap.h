@@ -7,6 +7,7 @@
 #ifndef _TRACE_STACKMAP_H
 #define _TRACE_STACKMAP_H
 
+#include <linux/atomic.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
 
@@ -75,9 +76,12 @@ struct trace_stackmap_bin_record {
  * @last_gen: last generation of the depot freed by a resize, 0 if none
  * @epoch: bumped every time @depot is replaced, so open readers notice
  * @expand: print stack ids as full stacks in the trace file
+ * @drops_context: stacks recorded in full because a grace period would not
+ *	have waited for the caller (a CPU going offline, RCU not watching)
  *
- * All fields except @depot are protected by the adapter's mutex; @depot is
- * written under it and read locklessly by the recording and print paths.
+ * @size, @last_gen and @epoch are protected by the adapter's mutex; @depot
+ * is written under it and read locklessly by the recording and print
+ * paths; @expand and @drops_context are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -85,6 +89,7 @@ struct trace_stackmap {
 	u32				last_gen;
 	u32				epoch;
 	bool				expand;
+	atomic_long_t			drops_context;
 };
 
 extern struct trace_event trace_stack_id_event;

@@ -28,7 +28,10 @@
  *   clears the table and arena with no reader or writer left that saw the
  *   old generation, and publishes the next tag with smp_store_release().
  *   Hence a caller that sees a generation sees that generation's table,
- *   and nobody observes a record while it is cleared or rewritten.
+ *   and nobody observes a record while it is cleared or rewritten. That
+ *   holds only for callers a grace period waits for: sdlf_read_lock()
+ *   refuses the others (a CPU going offline after RCU stopped waiting for
+ *   it, code where RCU is not watching), which get -EPERM.
  * - Arena reuse within a generation: a caller that lost a publication race
  *   gives its unpublished record's space back with a release cmpxchg on
  *   @arena_used, and allocations take space with an acquire cmpxchg, so
@@ -79,6 +82,7 @@ struct sdlf_pcpu_stats {
 	unsigned long drops_probe;
 	unsigned long drops_too_deep;
 	unsigned long drops_busy;
+	unsigned long drops_context;
 };
 
 struct stackdepot_lf {
@@ -297,6 +301,12 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 	atomic_dec(&depot->nr_records);
 }
 
+bool stackdepot_lf_caller_visible(void)
+{
+	return sdlf_caller_visible();
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_caller_visible);
+
 int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 			 const unsigned long *entries, unsigned int nr_entries,
 			 stackdepot_lf_id_t *id)
@@ -314,7 +324,10 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 	hash = depot->hash ? depot->hash(entries, nr_entries) :
 			     sdlf_hash(entries, nr_entries);
 
-	sdlf_read_lock();
+	if (unlikely(!sdlf_read_lock())) {
+		sdlf_count(&depot->pcpu->drops_context);
+		return -EPERM;
+	}
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
 	if (unlikely(state & SDLF_BUSY)) {
@@ -405,7 +418,8 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 	if (!depot || !stackdepot_lf_id_gen(id) || pos > depot->slot_mask)
 		return -EINVAL;
 
-	sdlf_read_lock();
+	if (!sdlf_read_lock())
+		return -EPERM;
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
 	if ((state & SDLF_BUSY) || (state >> 1) != stackdepot_lf_id_gen(id)) {
@@ -487,7 +501,8 @@ int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
 	if (iter->state & SDLF_BUSY)
 		return -ESTALE;
 
-	sdlf_read_lock();
+	if (!sdlf_read_lock())
+		return -EPERM;
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	if (smp_load_acquire(&depot->state) != iter->state) {
 		iter->state = SDLF_ITER_STALE;
@@ -547,6 +562,7 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 		stats->drops_probe += READ_ONCE(pcpu->drops_probe);
 		stats->drops_too_deep += READ_ONCE(pcpu->drops_too_deep);
 		stats->drops_busy += READ_ONCE(pcpu->drops_busy);
+		stats->drops_context += READ_ONCE(pcpu->drops_context);
 	}
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_stats);

@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/log2.h>
@@ -38,9 +39,28 @@
  * (preemption disabled) without tracing. synchronize_rcu() waits for such
  * sections since the RCU flavours were consolidated.
  */
-static __always_inline void sdlf_read_lock(void)
+static __always_inline bool sdlf_caller_visible(void)
+{
+	/*
+	 * A CPU is online to RCU from rcutree_report_cpu_starting(), before
+	 * it is marked online, to rcutree_report_cpu_dead(), after it is
+	 * marked offline: an online CPU is always waited for.
+	 */
+	return rcu_is_watching() && cpu_online(raw_smp_processor_id());
+}
+
+/*
+ * Enter a read section; false, with no section entered, if a grace period
+ * would not wait for it: on a CPU going offline after RCU stopped waiting
+ * for it, or where RCU is not watching (idle, early entry code).
+ */
+static __always_inline bool sdlf_read_lock(void)
 {
 	rcu_read_lock_sched_notrace();
+	if (likely(sdlf_caller_visible()))
+		return true;
+	rcu_read_unlock_sched_notrace();
+	return false;
 }
 
 static __always_inline void sdlf_read_unlock(void)

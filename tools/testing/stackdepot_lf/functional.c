@@ -404,6 +404,104 @@ static void test_lost_race_accounting(void)
 	stackdepot_lf_destroy(depot);
 }
 
+/*
+ * A caller that grace periods do not wait for (sdlf_invisible, as on a CPU
+ * that RCU regards as offline) is held in get_id between building a record
+ * and publishing it while a reset runs. The depot must refuse the caller,
+ * and the new generation must hold exactly what is inserted into it.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct stackdepot_lf *depot;
+	bool built, go, done;
+	int ret;
+} inv = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+static bool invisible_publish(struct stackdepot_lf *depot, u32 pos, u32 val)
+{
+	pthread_mutex_lock(&inv.lock);
+	inv.built = true;
+	pthread_cond_broadcast(&inv.cond);
+	while (!inv.go)
+		pthread_cond_wait(&inv.cond, &inv.lock);
+	pthread_mutex_unlock(&inv.lock);
+	return sdlf_slot_publish(depot, pos, val);
+}
+
+static void *invisible_thread(void *arg)
+{
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+
+	sdlf_invisible = true;
+	make_stack(entries, 9, 500);
+	inv.ret = stackdepot_lf_get_id(inv.depot, entries, 9, &id);
+	sdlf_invisible = false;
+	pthread_mutex_lock(&inv.lock);
+	inv.done = true;
+	pthread_cond_broadcast(&inv.cond);
+	pthread_mutex_unlock(&inv.lock);
+	return NULL;
+}
+
+static void test_invisible_caller(void)
+{
+	struct stackdepot_lf *depot = create_default();
+	struct stackdepot_lf_iter iter;
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_stats stats;
+	unsigned int i, seen = 0, nr;
+	stackdepot_lf_id_t ids[8];
+	pthread_t tid;
+	int ret;
+
+	inv.depot = depot;
+	inv.built = inv.go = inv.done = false;
+	get_id(depot, 9, 1);
+	sdlf_stub_activate(sdlf_slot_publish, invisible_publish);
+	ASSERT_EQ(pthread_create(&tid, NULL, invisible_thread, NULL), 0);
+	pthread_mutex_lock(&inv.lock);
+	while (!inv.built && !inv.done)
+		pthread_cond_wait(&inv.cond, &inv.lock);
+	pthread_mutex_unlock(&inv.lock);
+	sdlf_stub_deactivate();
+	stackdepot_lf_reset(depot);
+	pthread_mutex_lock(&inv.lock);
+	inv.go = true;
+	pthread_cond_broadcast(&inv.cond);
+	pthread_mutex_unlock(&inv.lock);
+	pthread_join(tid, NULL);
+
+	EXPECT_EQ(inv.ret, -EPERM);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.drops_context, 1);
+	EXPECT_EQ(stats.records, 0);
+	EXPECT_EQ(stats.inserts, 1);
+	EXPECT_EQ(stats.hits, 0);
+	for (i = 0; i < 8; i++)
+		ids[i] = get_id(depot, 9, 600 + i);
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, got_buf,
+					      ARRAY_SIZE(got_buf), &info)) > 0) {
+		nr = stack_nr(got_buf);
+		EXPECT_GE(nr, 600);
+		EXPECT_GT(608, nr);
+		seen++;
+	}
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(seen, 8);
+	for (i = 0; i < 8; i++)
+		expect_resolves(depot, ids[i], 9, 600 + i);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.records, 8);
+	EXPECT_EQ(stats.arena_used - stats.arena_lost, record_bytes(depot));
+	stackdepot_lf_destroy(depot);
+}
+
 static void test_reset(void)
 {
 	struct stackdepot_lf *depot = create_default();
@@ -540,8 +638,8 @@ static void test_stats_add_up(void)
 	}
 	stackdepot_lf_stats(depot, &stats);
 	EXPECT_EQ(stats.hits + stats.inserts + stats.drops_full +
-		  stats.drops_probe + stats.drops_too_deep + stats.drops_busy,
-		  calls);
+		  stats.drops_probe + stats.drops_too_deep + stats.drops_busy +
+		  stats.drops_context, calls);
 	EXPECT_EQ(stats.inserts, stats.records);
 	EXPECT_GT(stats.drops_too_deep, 0);
 	EXPECT_GT(stats.drops_full, 0);
@@ -646,6 +744,7 @@ static const struct test_case cases[] = {
 	{ "fill_records", test_fill_records },
 	{ "fill_arena", test_fill_arena },
 	{ "lost_race_accounting", test_lost_race_accounting },
+	{ "invisible_caller", test_invisible_caller },
 	{ "reset", test_reset },
 	{ "generation_wrap", test_generation_wrap },
 	{ "iterator", test_iterator },

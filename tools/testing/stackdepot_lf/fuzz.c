@@ -85,7 +85,8 @@ static void check_stats(struct model *m)
 	CHECK(st.records == m->nr_ids);
 	/* Single-threaded: no lost race, so no arena is ever lost. */
 	CHECK(st.arena_used == m->arena_used);
-	CHECK(st.arena_lost == 0 && st.lost_races == 0 && st.drops_busy == 0);
+	CHECK(st.arena_lost == 0 && st.lost_races == 0 && st.drops_busy == 0 &&
+	      st.drops_context == 0);
 	CHECK(st.arena_used <= st.arena_size);
 	CHECK(st.hits + st.inserts + st.drops_full + st.drops_probe +
 	      st.drops_too_deep == m->calls);

@@ -120,19 +120,28 @@ void *sdlf_alloc(size_t size, bool zero)
 	return zero ? calloc(1, size ?: 1) : malloc(size ?: 1);
 }
 
-void sdlf_read_lock(void)
+__thread bool sdlf_invisible;
+
+bool sdlf_read_lock(void)
 {
 	struct sdlf_thread *t = sdlf_thread();
 	unsigned long ctr = t->rcu_ctr;
 
+	/*
+	 * A caller on a CPU that RCU regards as offline, or where RCU is not
+	 * watching: its section would not be waited for; enter none.
+	 */
+	if (sdlf_invisible)
+		return false;
 	/* Nested sections, like nested preempt_disable(), count once. */
 	if (t->nest++)
-		return;
+		return true;
 	if (ctr & 1)
 		abort();
 	__atomic_store_n(&t->rcu_ctr, ctr + 1, __ATOMIC_RELAXED);
 	/* Pairs with the first fence in sdlf_synchronize(). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return true;
 }
 
 void sdlf_read_unlock(void)

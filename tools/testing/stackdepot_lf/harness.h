@@ -162,7 +162,14 @@ void sdlf_stub_deactivate(void);
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
-void sdlf_read_lock(void);
+/*
+ * Fault injection: while a thread sets sdlf_invisible, its read sections
+ * are not waited for by sdlf_synchronize(), as on a CPU that RCU regards
+ * as offline, and sdlf_read_lock() says so by returning false.
+ */
+extern __thread bool sdlf_invisible;
+#define sdlf_caller_visible()	(!sdlf_invisible)
+bool sdlf_read_lock(void);
 void sdlf_read_unlock(void);
 void sdlf_synchronize(void);
 

@@ -10,7 +10,8 @@
  * - an id only resolves to the stack that produced it, or to -ESTALE;
  * - no generation holds two records of one stack: the first id seen for a
  *   (generation, stack) pair is recorded and every later one must match;
- * - the counters add up: hits + inserts + drops = calls.
+ * - the counters add up: hits + inserts + drops = calls;
+ * - a caller that grace periods do not wait for is refused with -EPERM.
  * Half the stacks share a weak hash to force long probe chains.
  */
 #include <getopt.h>
@@ -47,6 +48,7 @@ struct stress_thread {
 	unsigned long ok;
 	unsigned long stale;
 	unsigned long lookups;
+	unsigned long invisible;
 };
 
 static void stress_error(struct stress *s, const char *fmt, ...)
@@ -183,6 +185,17 @@ static void *stress_insert(void *arg)
 		depth = s->depth[nr];
 		make_stack(entries, depth, nr);
 		t->calls++;
+		if (!(i % 97)) {
+			/* A caller that grace periods do not wait for. */
+			sdlf_invisible = true;
+			ret = stackdepot_lf_get_id(s->depot, entries, depth, &id);
+			sdlf_invisible = false;
+			if (ret != (depth > STRESS_DEPTH ? -E2BIG : -EPERM))
+				stress_error(s, "invisible get_id returned %d",
+					     ret);
+			t->invisible += ret == -EPERM;
+			continue;
+		}
 		ret = stackdepot_lf_get_id(s->depot, entries, depth, &id);
 		if (ret == -EBUSY) {
 			/* Let the resetter's grace period end. */
@@ -297,7 +310,7 @@ int main(int argc, char **argv)
 	u64 seed = sdlf_clock_seed(), msec = 3000, ops = 1000000, val;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int nthreads = cpus * 2 < 4 ? 4 : cpus * 2;
-	unsigned long calls = 0, ok = 0, stale = 0, lookups = 0;
+	unsigned long calls = 0, ok = 0, stale = 0, lookups = 0, invisible = 0;
 	struct stackdepot_lf_stats stats;
 	unsigned int seen[STRESS_STACKS] = { };
 	struct stress_thread *threads;
@@ -371,14 +384,19 @@ int main(int argc, char **argv)
 		ok += threads[i].ok;
 		stale += threads[i].stale;
 		lookups += threads[i].lookups;
+		invisible += threads[i].invisible;
 	}
 	pthread_join(resetter, NULL);
 	pthread_join(walker, NULL);
 
 	stackdepot_lf_stats(s.depot, &stats);
 	if (stats.hits + stats.inserts + stats.drops_full + stats.drops_probe +
-	    stats.drops_too_deep + stats.drops_busy != calls)
+	    stats.drops_too_deep + stats.drops_busy + stats.drops_context !=
+	    calls)
 		stress_error(&s, "stats do not add up to %lu calls", calls);
+	if (stats.drops_context != invisible)
+		stress_error(&s, "drops_context %llu, %lu calls refused",
+			     (unsigned long long)stats.drops_context, invisible);
 	if (stats.hits + stats.inserts != ok)
 		stress_error(&s, "hits + inserts %llu != %lu ids",
 			     (unsigned long long)(stats.hits + stats.inserts),
