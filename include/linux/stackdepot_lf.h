@@ -21,6 +21,7 @@
 #define _LINUX_STACKDEPOT_LF_H
 
 #include <linux/err.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 struct stackdepot_lf;
@@ -45,6 +46,9 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 #define STACKDEPOT_LF_MAX_DEPTH		256U
 #define STACKDEPOT_LF_MAX_PROBE		128U
 #define STACKDEPOT_LF_DEFAULT_PROBE	32U
+/* Largest arena: 4 GiB, or the largest multiple of 8 below it on 32-bit. */
+#define STACKDEPOT_LF_MAX_ARENA						\
+	(sizeof(size_t) > 4 ? (size_t)(4ULL << 30) : (size_t)(SIZE_MAX & ~7UL))
 /* Bytes of arena a record of @depth frames takes. */
 #define STACKDEPOT_LF_RECORD_SIZE(depth) \
 	(8 + (depth) * sizeof(unsigned long))
@@ -60,7 +64,7 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  *	table gets at least twice as many slots, rounded up to a power of two.
  * @arena_size: bytes for the records themselves; each record takes
  *	STACKDEPOT_LF_RECORD_SIZE(depth). At least one record of @max_depth
- *	must fit; at most 4 GiB.
+ *	must fit; at most %STACKDEPOT_LF_MAX_ARENA.
  * @max_depth: deepest stack accepted, 1 to %STACKDEPOT_LF_MAX_DEPTH.
  *	Deeper stacks are refused with -E2BIG, never truncated.
  * @max_probe: slots examined before an insert gives up with -ENOSPC,

@@ -29,9 +29,10 @@
  *   old generation, and publishes the next tag with smp_store_release().
  *   Hence a caller that sees a generation sees that generation's table,
  *   and nobody observes a record while it is cleared or rewritten. That
- *   holds only for callers a grace period waits for: sdlf_read_lock()
- *   refuses the others (a CPU going offline after RCU stopped waiting for
- *   it, code where RCU is not watching), which get -EPERM.
+ *   holds only for callers a grace period waits for: sdlf_read_lock() tells
+ *   the others (a CPU going offline after RCU stopped waiting for it, code
+ *   where RCU is not watching), which get -EPERM and touch nothing but
+ *   their statistics counter.
  * - Arena reuse within a generation: a caller that lost a publication race
  *   gives its unpublished record's space back with a release cmpxchg on
  *   @arena_used, and allocations take space with an acquire cmpxchg, so
@@ -42,7 +43,9 @@
  *   SDLF_REF_STRIPES copies of the counter array (its own, on machines
  *   with that few CPUs), so that CPUs hitting the same hot stack do not
  *   bounce one cache line between them; readers sum the copies.
- * - Statistics are per-CPU counters summed without synchronisation.
+ * - Statistics are per-CPU local64_t counters, incremented with preemption
+ *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
+ *   and summed without synchronisation.
  *
  * Progress guarantees
  * -------------------
@@ -62,8 +65,6 @@
 #define SDLF_ITER_STALE		U32_MAX
 #define SDLF_INDEX_MASK		((1U << STACKDEPOT_LF_ID_INDEX_BITS) - 1)
 #define SDLF_GRANULE		8U
-/* Arena offsets are stored in 8-byte units in a u32 slot */
-#define SDLF_MAX_ARENA		((size_t)U32_MAX + 1)
 /* Copies of the hit counters; a power of two */
 #define SDLF_REF_STRIPES	8U
 
@@ -75,14 +76,14 @@ struct sdlf_record {
 };
 
 struct sdlf_pcpu_stats {
-	unsigned long hits;
-	unsigned long inserts;
-	unsigned long lost_races;
-	unsigned long drops_full;
-	unsigned long drops_probe;
-	unsigned long drops_too_deep;
-	unsigned long drops_busy;
-	unsigned long drops_context;
+	local64_t hits;
+	local64_t inserts;
+	local64_t lost_races;
+	local64_t drops_full;
+	local64_t drops_probe;
+	local64_t drops_too_deep;
+	local64_t drops_busy;
+	local64_t drops_context;
 };
 
 struct stackdepot_lf {
@@ -94,27 +95,28 @@ struct stackdepot_lf {
 	u32 max_probe;
 	u32 flags;
 	u32 ref_stripes;
+	u32 arena_granules;
 	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
 	u32 *slots;
 	atomic_t *refs;		/* ref_stripes arrays of table size */
 	u8 *arena;
-	size_t arena_size;
 	size_t mem_total;
 	struct sdlf_pcpu_stats __percpu *pcpu;
 
-	/* Written by inserts only, on its own cache line. */
+	/* Written by inserts only, on its own cache line; in granules. */
 	atomic_t nr_records ____cacheline_aligned;
-	atomic_long_t arena_used;
-	atomic_long_t arena_lost;
+	atomic_t arena_used;
+	atomic_t arena_lost;
 
 	/* Reset side. */
 	struct mutex reset_lock ____cacheline_aligned;
-	unsigned long resets;
+	atomic64_t resets;
 };
 
-static __always_inline void sdlf_count(unsigned long __percpu *counter)
+/* Count an event of the calling CPU; called in a read section. */
+static __always_inline void sdlf_count(local64_t __percpu *counter)
 {
-	this_cpu_inc(*counter);
+	local64_inc(raw_cpu_ptr(counter));
 }
 
 static __always_inline u64 sdlf_mix(u64 h, unsigned long entry)
@@ -188,9 +190,10 @@ static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
 	return refs;
 }
 
-static inline size_t sdlf_record_size(unsigned int depth)
+/* Arena granules a record of @depth frames takes */
+static inline u32 sdlf_record_granules(unsigned int depth)
 {
-	return ALIGN(STACKDEPOT_LF_RECORD_SIZE(depth), SDLF_GRANULE);
+	return DIV_ROUND_UP(STACKDEPOT_LF_RECORD_SIZE(depth), SDLF_GRANULE);
 }
 
 static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
@@ -248,10 +251,9 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 			     const unsigned long *entries,
 			     unsigned int nr_entries)
 {
-	size_t size = sdlf_record_size(nr_entries);
+	u32 size = sdlf_record_granules(nr_entries);
 	struct sdlf_record *rec;
-	long used;
-	int nr;
+	int nr, used;
 
 	nr = atomic_read(&depot->nr_records);
 	do {
@@ -259,9 +261,10 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 			return 0;
 	} while (!atomic_try_cmpxchg_relaxed(&depot->nr_records, &nr, nr + 1));
 
-	used = atomic_long_read(&depot->arena_used);
+	used = atomic_read(&depot->arena_used);
 	do {
-		if (size > depot->arena_size - used) {
+		/* Granule counts fit in an int: the arena is at most 4 GiB. */
+		if (size > depot->arena_granules - (u32)used) {
 			atomic_dec(&depot->nr_records);
 			return 0;
 		}
@@ -269,15 +272,15 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 		 * Pairs with the release in sdlf_record_discard(): the stores
 		 * of a record given back land before ours to the same bytes.
 		 */
-	} while (!atomic_long_try_cmpxchg_acquire(&depot->arena_used, &used,
-						  used + size));
+	} while (!atomic_try_cmpxchg_acquire(&depot->arena_used, &used,
+					     used + size));
 
-	rec = (struct sdlf_record *)(depot->arena + used);
+	rec = sdlf_record(depot, used + 1);
 	rec->hash = hash;
 	rec->depth = nr_entries;
 	rec->reserved = 0;
 	memcpy(rec->entries, entries, nr_entries * sizeof(*entries));
-	return used / SDLF_GRANULE + 1;
+	return used + 1;
 }
 
 /*
@@ -287,17 +290,15 @@ static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
  */
 static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 {
-	struct sdlf_record *rec = sdlf_record(depot, val);
-	long size = sdlf_record_size(rec->depth);
-	long start = (long)(val - 1) * SDLF_GRANULE;
-	long end = start + size;
+	u32 size = sdlf_record_granules(sdlf_record(depot, val)->depth);
+	int start = val - 1, end = start + size;
 
 	/*
 	 * Pairs with the acquire in sdlf_record_build() of the next owner.
 	 * On failure the cmpxchg overwrites @end: count @size, not @end.
 	 */
-	if (!atomic_long_try_cmpxchg_release(&depot->arena_used, &end, start))
-		atomic_long_add(size, &depot->arena_lost);
+	if (!atomic_try_cmpxchg_release(&depot->arena_used, &end, start))
+		atomic_add(size, &depot->arena_lost);
 	atomic_dec(&depot->nr_records);
 }
 
@@ -317,23 +318,27 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 
 	if (unlikely(!depot || !nr_entries))
 		return -EINVAL;
+
+	/* Counters are per CPU: count in the section, visible or not. */
+	if (unlikely(!sdlf_read_lock())) {
+		sdlf_count(&depot->pcpu->drops_context);
+		ret = -EPERM;
+		goto out_unlock;
+	}
 	if (unlikely(nr_entries > depot->max_depth)) {
 		sdlf_count(&depot->pcpu->drops_too_deep);
-		return -E2BIG;
+		ret = -E2BIG;
+		goto out_unlock;
 	}
 	hash = depot->hash ? depot->hash(entries, nr_entries) :
 			     sdlf_hash(entries, nr_entries);
 
-	if (unlikely(!sdlf_read_lock())) {
-		sdlf_count(&depot->pcpu->drops_context);
-		return -EPERM;
-	}
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
 	if (unlikely(state & SDLF_BUSY)) {
 		sdlf_count(&depot->pcpu->drops_busy);
 		ret = -EBUSY;
-		goto out;
+		goto out_unlock;
 	}
 
 	pos = hash & depot->slot_mask;
@@ -382,6 +387,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 out:
 	if (new_val)
 		sdlf_record_discard(depot, new_val);
+out_unlock:
 	sdlf_read_unlock();
 	return ret;
 }
@@ -418,8 +424,10 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 	if (!depot || !stackdepot_lf_id_gen(id) || pos > depot->slot_mask)
 		return -EINVAL;
 
-	if (!sdlf_read_lock())
-		return -EPERM;
+	if (!sdlf_read_lock()) {
+		ret = -EPERM;
+		goto out;
+	}
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
 	if ((state & SDLF_BUSY) || (state >> 1) != stackdepot_lf_id_gen(id)) {
@@ -464,10 +472,9 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 		memset(depot->refs, 0, (size_t)depot->ref_stripes *
 		       (depot->slot_mask + 1) * sizeof(atomic_t));
 	atomic_set(&depot->nr_records, 0);
-	atomic_long_set(&depot->arena_used, 0);
-	atomic_long_set(&depot->arena_lost, 0);
-	/* Pairs with READ_ONCE() in stackdepot_lf_stats(). */
-	WRITE_ONCE(depot->resets, depot->resets + 1);
+	atomic_set(&depot->arena_used, 0);
+	atomic_set(&depot->arena_lost, 0);
+	atomic64_inc(&depot->resets);
 
 	/*
 	 * Pairs with smp_load_acquire() of ->state: whoever sees the new
@@ -501,8 +508,10 @@ int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
 	if (iter->state & SDLF_BUSY)
 		return -ESTALE;
 
-	if (!sdlf_read_lock())
-		return -EPERM;
+	if (!sdlf_read_lock()) {
+		ret = -EPERM;
+		goto out;
+	}
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	if (smp_load_acquire(&depot->state) != iter->state) {
 		iter->state = SDLF_ITER_STALE;
@@ -544,25 +553,26 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 	stats->max_records = depot->max_records;
 	stats->table_slots = depot->slot_mask + 1;
 	stats->max_depth = depot->max_depth;
-	stats->arena_used = atomic_long_read(&depot->arena_used);
-	stats->arena_lost = atomic_long_read(&depot->arena_lost);
-	stats->arena_size = depot->arena_size;
+	stats->arena_used = (u64)(u32)atomic_read(&depot->arena_used) *
+			    SDLF_GRANULE;
+	stats->arena_lost = (u64)(u32)atomic_read(&depot->arena_lost) *
+			    SDLF_GRANULE;
+	stats->arena_size = (u64)depot->arena_granules * SDLF_GRANULE;
 	stats->mem_total = depot->mem_total;
-	/* Pairs with WRITE_ONCE() in stackdepot_lf_reset(). */
-	stats->resets = READ_ONCE(depot->resets);
+	stats->resets = atomic64_read(&depot->resets);
 
 	for_each_possible_cpu(cpu) {
-		const struct sdlf_pcpu_stats *pcpu = per_cpu_ptr(depot->pcpu, cpu);
+		struct sdlf_pcpu_stats *pcpu = per_cpu_ptr(depot->pcpu, cpu);
 
-		/* Pairs with this_cpu_inc() in sdlf_count(); may lag. */
-		stats->hits += READ_ONCE(pcpu->hits);
-		stats->inserts += READ_ONCE(pcpu->inserts);
-		stats->lost_races += READ_ONCE(pcpu->lost_races);
-		stats->drops_full += READ_ONCE(pcpu->drops_full);
-		stats->drops_probe += READ_ONCE(pcpu->drops_probe);
-		stats->drops_too_deep += READ_ONCE(pcpu->drops_too_deep);
-		stats->drops_busy += READ_ONCE(pcpu->drops_busy);
-		stats->drops_context += READ_ONCE(pcpu->drops_context);
+		/* Pairs with local64_inc() in sdlf_count(); may lag. */
+		stats->hits += local64_read(&pcpu->hits);
+		stats->inserts += local64_read(&pcpu->inserts);
+		stats->lost_races += local64_read(&pcpu->lost_races);
+		stats->drops_full += local64_read(&pcpu->drops_full);
+		stats->drops_probe += local64_read(&pcpu->drops_probe);
+		stats->drops_too_deep += local64_read(&pcpu->drops_too_deep);
+		stats->drops_busy += local64_read(&pcpu->drops_busy);
+		stats->drops_context += local64_read(&pcpu->drops_context);
 	}
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_stats);
@@ -577,8 +587,9 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    params->max_probe > STACKDEPOT_LF_MAX_PROBE ||
 	    params->flags & ~STACKDEPOT_LF_COUNT_REFS ||
 	    params->first_gen > STACKDEPOT_LF_GEN_MAX ||
-	    params->arena_size < sdlf_record_size(params->max_depth) ||
-	    params->arena_size > SDLF_MAX_ARENA - SDLF_GRANULE)
+	    params->arena_size <
+	    (size_t)sdlf_record_granules(params->max_depth) * SDLF_GRANULE ||
+	    params->arena_size > STACKDEPOT_LF_MAX_ARENA)
 		return 0;
 	return roundup_pow_of_two(2 * params->max_records);
 }
@@ -588,23 +599,29 @@ static u32 sdlf_ref_stripes(void)
 	return min_t(u32, roundup_pow_of_two(nr_cpu_ids), SDLF_REF_STRIPES);
 }
 
-static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
-			    u32 slots)
+/* Bytes a depot of @params takes, in 64 bits so that it cannot wrap. */
+static u64 sdlf_mem_size(const struct stackdepot_lf_params *params,
+			 u32 slots)
 {
-	size_t size = sizeof(struct stackdepot_lf) + params->arena_size +
-		      (size_t)slots * sizeof(u32) +
-		      (size_t)nr_cpu_ids * sizeof(struct sdlf_pcpu_stats);
+	u64 size = sizeof(struct stackdepot_lf) +
+		   (u64)ALIGN_DOWN(params->arena_size, SDLF_GRANULE) +
+		   (u64)slots * sizeof(u32) +
+		   (u64)nr_cpu_ids * sizeof(struct sdlf_pcpu_stats);
 
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		size += (size_t)sdlf_ref_stripes() * slots * sizeof(atomic_t);
+		size += (u64)sdlf_ref_stripes() * slots * sizeof(atomic_t);
 	return size;
 }
 
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 {
 	u32 slots = sdlf_check_params(params);
+	u64 size;
 
-	return slots ? sdlf_mem_size(params, slots) : 0;
+	if (!slots)
+		return 0;
+	size = sdlf_mem_size(params, slots);
+	return size > SIZE_MAX ? 0 : size;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
 
@@ -613,7 +630,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	u32 slots = sdlf_check_params(params);
 	struct stackdepot_lf *depot;
 
-	if (!slots)
+	if (!slots || sdlf_mem_size(params, slots) > SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 
 	depot = kzalloc(sizeof(*depot), GFP_KERNEL);
@@ -629,12 +646,13 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->flags = params->flags;
 	depot->ref_stripes = sdlf_ref_stripes();
 	depot->hash = params->hash;
-	depot->arena_size = ALIGN_DOWN(params->arena_size, SDLF_GRANULE);
+	depot->arena_granules = params->arena_size / SDLF_GRANULE;
 	depot->mem_total = sdlf_mem_size(params, slots);
 	mutex_init(&depot->reset_lock);
+	atomic64_set(&depot->resets, 0);
 
 	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
-	depot->arena = vmalloc(depot->arena_size);
+	depot->arena = vmalloc((size_t)depot->arena_granules * SDLF_GRANULE);
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
 		depot->refs = kvcalloc((size_t)depot->ref_stripes * slots,

@@ -7,8 +7,8 @@
  * against its own version of it: the harness defines
  * _LIB_STACKDEPOT_LF_INTERNAL_H first and provides the same names (atomics,
  * acquire/release, RCU-sched read side and grace periods, per-CPU counters
- * and the current CPU, vmalloc/kvmalloc, mutexes) on top of C11 atomics and
- * pthreads.
+ * and the current CPU, vmalloc/kvmalloc, mutexes, KUnit static stubs) on
+ * top of C11 atomics and pthreads.
  */
 #ifndef _LIB_STACKDEPOT_LF_INTERNAL_H
 #define _LIB_STACKDEPOT_LF_INTERNAL_H
@@ -33,6 +33,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include <asm/local64.h>
+
 /*
  * The read side that stackdepot_lf_reset() waits for. It must be usable in
  * NMI context and from inside the function tracer, hence the sched flavour
@@ -50,17 +52,15 @@ static __always_inline bool sdlf_caller_visible(void)
 }
 
 /*
- * Enter a read section; false, with no section entered, if a grace period
- * would not wait for it: on a CPU going offline after RCU stopped waiting
- * for it, or where RCU is not watching (idle, early entry code).
+ * Enter a read section, which disables preemption; false if a grace period
+ * will not wait for it: on a CPU going offline after RCU stopped waiting
+ * for it, or where RCU is not watching (idle, early entry code). Either
+ * way the section ends with sdlf_read_unlock().
  */
 static __always_inline bool sdlf_read_lock(void)
 {
 	rcu_read_lock_sched_notrace();
-	if (likely(sdlf_caller_visible()))
-		return true;
-	rcu_read_unlock_sched_notrace();
-	return false;
+	return likely(sdlf_caller_visible());
 }
 
 static __always_inline void sdlf_read_unlock(void)

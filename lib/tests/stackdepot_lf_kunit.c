@@ -234,6 +234,8 @@ static const struct param_case param_cases[] = {
 	{ "probe too long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
 	  -EINVAL },
 	{ "unknown flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
+	{ "arena too big", { 64, STACKDEPOT_LF_MAX_ARENA + 8, 8, 0, 0, NULL },
+	  -EINVAL },
 };
 
 KUNIT_ARRAY_PARAM_DESC(param_cases, param_cases, desc);
@@ -540,6 +542,24 @@ static void test_first_gen(struct kunit *test)
 	p.first_gen = STACKDEPOT_LF_GEN_MAX + 1;
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)),
 			(long)-EINVAL);
+}
+
+/* Every size up to the documented limit is accepted, none above. */
+static void test_arena_limit(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = STACKDEPOT_LF_MAX_ARENA,
+		.max_depth = 8,
+	};
+
+	KUNIT_EXPECT_EQ(test, STACKDEPOT_LF_MAX_ARENA % 8, 0UL);
+	KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p),
+			(size_t)STACKDEPOT_LF_MAX_ARENA);
+	p.arena_size += 8;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
+	if (sizeof(size_t) > 4)
+		KUNIT_EXPECT_EQ(test, (u64)STACKDEPOT_LF_MAX_ARENA, 4ULL << 30);
 }
 
 static void test_iterator(struct kunit *test)
@@ -981,6 +1001,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE_SLOW(test_generation_wrap),
 	KUNIT_CASE(test_first_gen),
+	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),
 	KUNIT_CASE(test_hardirq),

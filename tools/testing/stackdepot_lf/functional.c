@@ -208,6 +208,8 @@ static const struct param_case param_cases[] = {
 	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL, 0 },
 	  -EINVAL },
 	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL, 0 }, -EINVAL },
+	{ "arena_too_big", { 64, STACKDEPOT_LF_MAX_ARENA + 8, 8, 0, 0, NULL, 0 },
+	  -EINVAL },
 };
 
 static const struct param_case *cur_param;
@@ -560,6 +562,21 @@ static void test_generation_wrap(void)
 	stackdepot_lf_destroy(depot);
 }
 
+static void test_arena_limit(void)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.arena_size = STACKDEPOT_LF_MAX_ARENA,
+		.max_depth = 8,
+	};
+
+	EXPECT_EQ(STACKDEPOT_LF_MAX_ARENA % 8, 0);
+	EXPECT_GT(stackdepot_lf_mem_size(&p), STACKDEPOT_LF_MAX_ARENA);
+	p.arena_size += 8;
+	EXPECT_EQ(stackdepot_lf_mem_size(&p), 0);
+	EXPECT_EQ(STACKDEPOT_LF_MAX_ARENA, 4ULL << 30);
+}
+
 static void test_iterator(void)
 {
 	struct stackdepot_lf *depot = create_default();
@@ -747,6 +764,7 @@ static const struct test_case cases[] = {
 	{ "invisible_caller", test_invisible_caller },
 	{ "reset", test_reset },
 	{ "generation_wrap", test_generation_wrap },
+	{ "arena_limit", test_arena_limit },
 	{ "iterator", test_iterator },
 	{ "stats_add_up", test_stats_add_up },
 	{ "refs_concurrent", test_refs_concurrent },

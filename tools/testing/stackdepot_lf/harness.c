@@ -30,6 +30,7 @@
 struct sdlf_thread {
 	unsigned long rcu_ctr;
 	unsigned int nest;	/* read sections entered, owner only */
+	bool unseen;		/* the outermost one is not waited for */
 	int in_use;
 } ____cacheline_aligned;
 
@@ -127,15 +128,16 @@ bool sdlf_read_lock(void)
 	struct sdlf_thread *t = sdlf_thread();
 	unsigned long ctr = t->rcu_ctr;
 
-	/*
-	 * A caller on a CPU that RCU regards as offline, or where RCU is not
-	 * watching: its section would not be waited for; enter none.
-	 */
-	if (sdlf_invisible)
-		return false;
 	/* Nested sections, like nested preempt_disable(), count once. */
 	if (t->nest++)
-		return true;
+		return !t->unseen;
+	/*
+	 * A caller on a CPU that RCU regards as offline, or where RCU is not
+	 * watching: its section is entered but not waited for.
+	 */
+	t->unseen = sdlf_invisible;
+	if (t->unseen)
+		return false;
 	if (ctr & 1)
 		abort();
 	__atomic_store_n(&t->rcu_ctr, ctr + 1, __ATOMIC_RELAXED);
@@ -148,7 +150,9 @@ void sdlf_read_unlock(void)
 {
 	struct sdlf_thread *t = sdlf_self;
 
-	if (--t->nest)
+	if (!t->nest)
+		abort();
+	if (--t->nest || t->unseen)
 		return;
 	/* Pairs with the acquire loads in sdlf_synchronize(). */
 	__atomic_store_n(&t->rcu_ctr, t->rcu_ctr + 1, __ATOMIC_RELEASE);

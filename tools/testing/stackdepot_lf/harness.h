@@ -38,6 +38,7 @@
 #define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define min_t(type, a, b)	min((type)(a), (type)(b))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
@@ -95,12 +96,15 @@ static inline bool pfx##_try_cmpxchg##sfx(pfx##_t *v, type *old, type new)\
 					   order, __ATOMIC_RELAXED);	\
 }
 
+typedef struct { s64 counter; } atomic64_t;
+
 __SDLF_ATOMIC_OPS(atomic, int)
 __SDLF_ATOMIC_OPS(atomic_long, long)
+__SDLF_ATOMIC_OPS(atomic64, s64)
 
 /*
  * Per-CPU data: one slot per registered thread (see harness.c), each
- * SDLF_PCPU_UNIT bytes apart. As with this_cpu_inc() on a CPU, only the
+ * SDLF_PCPU_UNIT bytes apart. As with local64_inc() on a CPU, only the
  * owner of a slot writes it, so a relaxed load and store suffice; readers
  * summing the slots use READ_ONCE().
  */
@@ -111,11 +115,19 @@ __SDLF_ATOMIC_OPS(atomic_long, long)
 	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SDLF_PCPU_UNIT))
-#define this_cpu_inc(var) do {						\
-	__typeof__(&(var)) __p = per_cpu_ptr(&(var), sdlf_this_cpu());	\
-	__atomic_store_n(__p, __atomic_load_n(__p, __ATOMIC_RELAXED) + 1,\
-			 __ATOMIC_RELAXED);				\
-} while (0)
+#define raw_cpu_ptr(p)		per_cpu_ptr((p), sdlf_this_cpu())
+/* local64_t: written by its owner only, like a CPU's own counter. */
+typedef struct { s64 counter; } local64_t;
+static inline void local64_inc(local64_t *l)
+{
+	__atomic_store_n(&l->counter,
+			 __atomic_load_n(&l->counter, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+static inline s64 local64_read(local64_t *l)
+{
+	return __atomic_load_n(&l->counter, __ATOMIC_RELAXED);
+}
 #define alloc_percpu(type)	((type *)sdlf_alloc_percpu(sizeof(type)))
 #define free_percpu(p)		free(p)
 
@@ -163,9 +175,10 @@ bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
 /*
- * Fault injection: while a thread sets sdlf_invisible, its read sections
- * are not waited for by sdlf_synchronize(), as on a CPU that RCU regards
- * as offline, and sdlf_read_lock() says so by returning false.
+ * Fault injection: while a thread sets sdlf_invisible, the read sections
+ * it enters are not waited for by sdlf_synchronize(), as on a CPU that RCU
+ * regards as offline, and sdlf_read_lock() says so by returning false;
+ * like the kernel's, they still end with sdlf_read_unlock().
  */
 extern __thread bool sdlf_invisible;
 #define sdlf_caller_visible()	(!sdlf_invisible)
