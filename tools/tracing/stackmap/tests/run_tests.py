@@ -116,6 +116,10 @@ class Runner:
         self.build = build
         self.bin = os.path.join(build, 'stackmap')
         self.results = results
+        if results:
+            # Absent when "make tools-check" runs alone in a fresh tree.
+            os.makedirs(os.path.dirname(os.path.abspath(results)),
+                        exist_ok=True)
         self.tmp = tempfile.mkdtemp(prefix='stackmap-test.')
         self.passed = self.failed = 0
         self.kallsyms = self.write('kallsyms', KALLSYMS.encode())
