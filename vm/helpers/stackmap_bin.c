@@ -3,10 +3,12 @@
  * stackmap_bin - guest-side checker of the stack_map_bin ABI
  *
  *   stackmap_bin dump [--nosyslog] FILE
- *	validate the stream strictly and print it: a header line, then per
- *	record "stack_id 0x%08x depth D refs R" and its addresses. With
- *	--nosyslog, CAP_SYSLOG is dropped before the open, so the reader is
- *	one that /proc/kallsyms would show zeros to.
+ *	validate the stream strictly and print it: a header line
+ *	"generation G records N flags 0xF max_depth D index_bits K", then
+ *	per record "stack_id 0x%08x depth D refs R" and its addresses.
+ *	Versions 1 (ids split at bit 20) and 2 (split at index_bits) are
+ *	read. With --nosyslog, CAP_SYSLOG is dropped before the open, so the
+ *	reader is one that /proc/kallsyms would show zeros to.
  *   stackmap_bin reset-mid FILE MAPFILE
  *	read the header only, reset through MAPFILE, read again: must fail
  *	with ESTALE.
@@ -26,7 +28,11 @@
 #include <unistd.h>
 
 #define FSMB_MAGIC	0x46534D42u
-#define FSMB_VERSION	1
+#define FSMB_VERSION	2
+/* Version 1 had no index_bits and split every id at bit 20. */
+#define FSMB_V1_INDEX_BITS	20
+#define FSMB_MIN_INDEX_BITS	5
+#define FSMB_MAX_INDEX_BITS	20
 
 struct fsmb_header {
 	__u32 magic;
@@ -37,7 +43,7 @@ struct fsmb_header {
 	__u32 flags;
 	__u32 max_depth;
 	__u32 record_size;
-	__u32 reserved;
+	__u32 index_bits;	/* version 1: reserved, 0 */
 };
 
 struct fsmb_record {
@@ -90,11 +96,12 @@ static int drop_syslog(void)
 
 static int dump(const char *path)
 {
+	static __u8 seen[(1u << FSMB_MAX_INDEX_BITS) / 8];
 	static __u64 addrs[4096];
 	unsigned long long off = 0;
 	struct fsmb_header h;
 	struct fsmb_record r;
-	__u32 i, j;
+	__u32 i, j, bits, idx;
 	char extra;
 	int fd;
 
@@ -107,20 +114,38 @@ static int dump(const char *path)
 		return fail("offset %llu: truncated header%s", off, "");
 	if (h.magic != FSMB_MAGIC)
 		return fail("offset %llu: bad magic%s", off, "");
-	if (h.version != FSMB_VERSION)
+	if (h.version < 1 || h.version > FSMB_VERSION)
 		return fail("offset %llu: unknown version%s", 4, "");
 	if (h.header_size != sizeof(h) || h.record_size != sizeof(r))
 		return fail("offset %llu: unexpected %s", 6, "header or record size");
+	if (h.version == 1 && h.index_bits)
+		return fail("offset %llu: nonzero %s", 28, "reserved field");
+	bits = h.version == 1 ? FSMB_V1_INDEX_BITS : h.index_bits;
+	if (bits < FSMB_MIN_INDEX_BITS || bits > FSMB_MAX_INDEX_BITS)
+		return fail("offset %llu: bad %s", 28, "index_bits");
+	if (h.generation >> (32 - bits) || (!h.generation && h.nr_records))
+		return fail("offset %llu: bad %s", 8, "generation");
 	if (!h.max_depth || h.max_depth > 4096)
 		return fail("offset %llu: bad %s", 20, "max_depth");
 	off = sizeof(h);
-	printf("generation %u records %u flags 0x%x max_depth %u\n",
-	       h.generation, h.nr_records, h.flags, h.max_depth);
+	printf("generation %u records %u flags 0x%x max_depth %u index_bits %u\n",
+	       h.generation, h.nr_records, h.flags, h.max_depth, bits);
 	for (i = 0; i < h.nr_records; i++) {
 		if (read_full(fd, &r, sizeof(r)) != sizeof(r))
 			return fail("offset %llu: truncated %s", off, "record header");
+		/* The tag under this stream's split, never a fixed one. */
+		if (r.id >> bits != h.generation)
+			return fail("offset %llu: %s", off,
+				    "id of another generation");
+		idx = r.id & ((1u << bits) - 1);
+		if (seen[idx / 8] & (1u << (idx % 8)))
+			return fail("offset %llu: %s", off, "duplicate id");
+		seen[idx / 8] |= 1u << (idx % 8);
 		if (!r.depth || r.depth > h.max_depth)
 			return fail("offset %llu: bad %s", off + 4, "depth");
+		if (r.reserved)
+			return fail("offset %llu: nonzero %s", off + 12,
+				    "reserved field");
 		if (read_full(fd, addrs, r.depth * 8ul) != (ssize_t)(r.depth * 8ul))
 			return fail("offset %llu: truncated %s", off, "record");
 		printf("stack_id 0x%08x depth %u refs %u\n", r.id, r.depth, r.refs);

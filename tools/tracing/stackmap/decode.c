@@ -87,10 +87,16 @@ static bool smap_skip(struct smap_decoder *d, uint64_t len)
 	return true;
 }
 
-static int smap_check_header(struct smap_header *hdr, struct smap_error *err)
+/*
+ * @word28 is the last u32 of the header: reserved (0) in version 1,
+ * index_bits in version 2. It sets @hdr->index_bits, so it is checked
+ * before the generation, which must fit in the split.
+ */
+static int smap_check_header(struct smap_header *hdr, uint32_t word28,
+			     struct smap_error *err)
 {
 	if (hdr->version == 0 || hdr->version > SMAP_VERSION) {
-		smap_err(err, 4, "unsupported version %u (this decoder reads %d)",
+		smap_err(err, 4, "unsupported version %u (this decoder reads versions 1 to %d)",
 			 hdr->version, SMAP_VERSION);
 		return -1;
 	}
@@ -99,9 +105,20 @@ static int smap_check_header(struct smap_header *hdr, struct smap_error *err)
 			 hdr->header_size, SMAP_HEADER_SIZE);
 		return -1;
 	}
-	if (hdr->generation > SMAP_GEN_MAX) {
-		smap_err(err, 8, "generation %u is above %u", hdr->generation,
-			 SMAP_GEN_MAX);
+	if (hdr->version == 1 && word28) {
+		smap_err(err, 28, "reserved field is 0x%x, not 0", word28);
+		return -1;
+	}
+	if (hdr->version >= 2 && (word28 < SMAP_MIN_INDEX_BITS ||
+				  word28 > SMAP_MAX_INDEX_BITS)) {
+		smap_err(err, 28, "index_bits %u is out of range %d..%d",
+			 word28, SMAP_MIN_INDEX_BITS, SMAP_MAX_INDEX_BITS);
+		return -1;
+	}
+	hdr->index_bits = hdr->version == 1 ? SMAP_V1_INDEX_BITS : word28;
+	if (hdr->generation > smap_gen_max(hdr)) {
+		smap_err(err, 8, "generation %u is above %u, the largest tag of index_bits %u",
+			 hdr->generation, smap_gen_max(hdr), hdr->index_bits);
 		return -1;
 	}
 	if (hdr->generation == 0 && hdr->nr_records) {
@@ -123,10 +140,6 @@ static int smap_check_header(struct smap_header *hdr, struct smap_error *err)
 		smap_err(err, 24, "record_size %u is out of range %d..%u",
 			 hdr->record_size, SMAP_RECORD_SIZE,
 			 SMAP_MAX_RECORD_SIZE);
-		return -1;
-	}
-	if (hdr->reserved) {
-		smap_err(err, 28, "reserved field is 0x%x, not 0", hdr->reserved);
 		return -1;
 	}
 	return 0;
@@ -183,8 +196,7 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 	hdr->flags = get32(hdr, buf + 16);
 	hdr->max_depth = get32(hdr, buf + 20);
 	hdr->record_size = get32(hdr, buf + 24);
-	hdr->reserved = get32(hdr, buf + 28);
-	if (smap_check_header(hdr, err))
+	if (smap_check_header(hdr, get32(hdr, buf + 28), err))
 		return -1;
 	if (!smap_skip(d, hdr->header_size - SMAP_HEADER_SIZE)) {
 		if (smap_io_error(d, err))
@@ -196,7 +208,7 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 
 	d->addrs = malloc(sizeof(*d->addrs) * hdr->max_depth);
 	d->raw = malloc(sizeof(uint64_t) * hdr->max_depth);
-	d->seen = calloc(1, (SMAP_ID_INDEX_MASK + 1) / 8);
+	d->seen = calloc(1, smap_nr_slots(hdr) / 8);
 	if (!d->addrs || !d->raw || !d->seen) {
 		smap_err(err, d->off, "out of memory");
 		return -1;
@@ -277,13 +289,14 @@ int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
 	rec->refs = get32(hdr, buf + 8);
 	rec->reserved = get32(hdr, buf + 12);
 
-	if (smap_id_gen(rec->id) != hdr->generation) {
-		smap_err(err, start, "record %u: id 0x%08x has generation %u, the header %u",
-			 d->nr_read, rec->id, smap_id_gen(rec->id),
-			 hdr->generation);
+	/* Also catches an index that does not fit in index_bits. */
+	if (smap_id_gen(hdr, rec->id) != hdr->generation) {
+		smap_err(err, start, "record %u: id 0x%08x has generation %u (index_bits %u), the header %u",
+			 d->nr_read, rec->id, smap_id_gen(hdr, rec->id),
+			 hdr->index_bits, hdr->generation);
 		return -1;
 	}
-	idx = rec->id & SMAP_ID_INDEX_MASK;
+	idx = smap_id_index(hdr, rec->id);
 	if (d->seen[idx / 8] & (1U << (idx % 8))) {
 		smap_err(err, start, "record %u: duplicate id 0x%08x",
 			 d->nr_read, rec->id);

@@ -4,7 +4,8 @@
  *
  * Any input must either decode or be rejected with a message that names
  * an offset inside the input; the index built over a stream the decoder
- * accepted must resolve every record's id to that very record.
+ * accepted must resolve every record's id to that very record, and the
+ * same id with another generation tag, under the stream's split, to none.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rewind(f);
 	if (smap_index_open(&ix, f, &err))
 		abort();	/* the decoder accepted this stream */
-	for (i = 0; i < nr_ids; i++)
+	for (i = 0; i < nr_ids; i++) {
 		if (smap_index_lookup(&ix, ids[i], &found) != SMAP_FOUND ||
 		    found.id != ids[i])
 			abort();
+		if (smap_index_lookup(&ix, ids[i] ^ (1U << ix.hdr.index_bits),
+				      &found) != SMAP_STALE)
+			abort();
+	}
 	smap_index_close(&ix);
 	return 0;
 }

@@ -4,9 +4,9 @@
  *
  * expand, fold and the trace-cmd plugin look stacks up by id in arbitrary
  * order. Rather than loading the map, the index keeps one file offset per
- * possible id index (2^20 slots, 8 MiB of address space that is only
- * touched where records exist) and reads a record back when it is asked
- * for. The stream must be seekable: see smap_open_seekable().
+ * possible id index (2^index_bits slots: at most 8 MiB of address space,
+ * only touched where records exist) and reads a record back when it is
+ * asked for. The stream must be seekable: see smap_open_seekable().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ int smap_index_open(struct smap_index *ix, FILE *f, struct smap_error *err)
 	if (smap_decoder_init(&d, f, err))
 		goto fail;
 	ix->hdr = d.hdr;
-	ix->off = calloc(SMAP_ID_INDEX_MASK + 1, sizeof(*ix->off));
+	ix->off = calloc(smap_nr_slots(&d.hdr), sizeof(*ix->off));
 	ix->addrs = malloc(sizeof(*ix->addrs) * d.hdr.max_depth);
 	ix->raw = malloc(sizeof(uint64_t) * d.hdr.max_depth);
 	if (!ix->off || !ix->addrs || !ix->raw) {
@@ -40,7 +40,7 @@ int smap_index_open(struct smap_index *ix, FILE *f, struct smap_error *err)
 		goto fail;
 	}
 	while ((ret = smap_decoder_next(&d, &rec, err)) > 0)
-		ix->off[rec.id & SMAP_ID_INDEX_MASK] = rec.offset + 1;
+		ix->off[smap_id_index(&d.hdr, rec.id)] = rec.offset + 1;
 	if (ret < 0)
 		goto fail;
 	smap_decoder_fini(&d);
@@ -91,7 +91,8 @@ static int smap_index_read(struct smap_index *ix, uint64_t off,
  * @rec: the record, valid until the next call
  *
  * An id never resolves to the stack of another id: an id whose generation
- * tag is not the map's is stale, whatever its index.
+ * tag, under the map's split, is not the map's is stale, whatever its
+ * index.
  *
  * Return: %SMAP_FOUND, %SMAP_STALE or %SMAP_UNKNOWN.
  */
@@ -100,9 +101,9 @@ enum smap_lookup smap_index_lookup(struct smap_index *ix, uint32_t id,
 {
 	uint64_t off;
 
-	if (smap_id_gen(id) != ix->hdr.generation)
+	if (smap_id_gen(&ix->hdr, id) != ix->hdr.generation)
 		return SMAP_STALE;
-	off = ix->off[id & SMAP_ID_INDEX_MASK];
+	off = ix->off[smap_id_index(&ix->hdr, id)];
 	if (!off || smap_index_read(ix, off - 1, rec) || rec->id != id)
 		return SMAP_UNKNOWN;
 	return SMAP_FOUND;

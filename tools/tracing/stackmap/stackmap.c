@@ -154,23 +154,26 @@ static void dump_json_header(const struct smap_header *hdr)
 {
 	printf("{\n  \"byte_order\": \"%s\",\n  \"version\": %u,\n"
 	       "  \"header_size\": %u,\n  \"generation\": %u,\n"
+	       "  \"index_bits\": %u,\n"
 	       "  \"nr_records\": %u,\n  \"flags\": %u,\n"
 	       "  \"addresses\": %s,\n  \"max_depth\": %u,\n"
 	       "  \"record_size\": %u,\n  \"records\": [",
 	       hdr->big_endian ? "big" : "little", hdr->version,
-	       hdr->header_size, hdr->generation, hdr->nr_records, hdr->flags,
+	       hdr->header_size, hdr->generation, hdr->index_bits,
+	       hdr->nr_records, hdr->flags,
 	       hdr->flags & SMAP_FLAG_ADDRS ? "true" : "false",
 	       hdr->max_depth, hdr->record_size);
 }
 
-static void dump_json_record(const struct smap_record *rec,
+static void dump_json_record(const struct smap_header *hdr,
+			     const struct smap_record *rec,
 			     const struct ksyms *ks, bool first)
 {
 	char sym[512];
 	uint32_t i;
 
 	printf("%s\n    {\"id\": \"0x%08x\", \"generation\": %u, ",
-	       first ? "" : ",", rec->id, smap_id_gen(rec->id));
+	       first ? "" : ",", rec->id, smap_id_gen(hdr, rec->id));
 	printf("\"refs\": %u, \"depth\": %u, \"frames\": [", rec->refs,
 	       rec->depth);
 	for (i = 0; i < rec->depth; i++) {
@@ -210,7 +213,7 @@ static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
 		if (!print)
 			continue;
 		if (json)
-			dump_json_record(&rec, ks, d.nr_read == 1);
+			dump_json_record(&d.hdr, &rec, ks, d.nr_read == 1);
 		else
 			dump_text_record(&rec, ks);
 	}

@@ -19,16 +19,20 @@
 #include <stdio.h>
 
 #define SMAP_MAGIC		0x46534D42U	/* "FSMB" */
-#define SMAP_VERSION		1
+#define SMAP_VERSION		2
 #define SMAP_HEADER_SIZE	32
 #define SMAP_RECORD_SIZE	16
 #define SMAP_FLAG_ADDRS		0x1U
 /* Frame in the ftrace trampoline; not an address. */
 #define SMAP_TRAMPOLINE		0x7fffffffULL
-/* Ids: the low 20 bits index the record, the high 12 bits tag the generation. */
-#define SMAP_ID_INDEX_BITS	20
-#define SMAP_ID_INDEX_MASK	((1U << SMAP_ID_INDEX_BITS) - 1)
-#define SMAP_GEN_MAX		((1U << (32 - SMAP_ID_INDEX_BITS)) - 1)
+/*
+ * Ids: the low index_bits bits index the record, the high 32 - index_bits
+ * bits tag the generation. A depot of 2^k slots splits at k; version 2
+ * headers say where, version 1 always split at 20.
+ */
+#define SMAP_V1_INDEX_BITS	20
+#define SMAP_MIN_INDEX_BITS	5
+#define SMAP_MAX_INDEX_BITS	20
 /*
  * Bounds this decoder puts on fields the format leaves open, so that the
  * memory it needs per record stays bounded (8 bytes * SMAP_MAX_DEPTH).
@@ -39,17 +43,15 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static inline uint32_t smap_id_gen(uint32_t id)
-{
-	return id >> SMAP_ID_INDEX_BITS;
-}
-
 struct smap_error {
 	char msg[256];
 };
 
 /**
  * struct smap_header - decoded stack_map_bin header, in host byte order
+ * @index_bits: where the stream splits its ids: from the header in
+ *	version 2, %SMAP_V1_INDEX_BITS in version 1 (whose header has a
+ *	reserved field there)
  * @big_endian: the stream was written by a big-endian kernel
  * @swap: the stream's byte order differs from the host's
  */
@@ -62,10 +64,37 @@ struct smap_header {
 	uint32_t flags;
 	uint32_t max_depth;
 	uint32_t record_size;
-	uint32_t reserved;
+	uint32_t index_bits;
 	bool big_endian;
 	bool swap;
 };
+
+/*
+ * The parts of an id under the split of a checked header; never under a
+ * fixed one, which would tell another generation's id for this one's.
+ */
+static inline uint32_t smap_id_gen(const struct smap_header *hdr, uint32_t id)
+{
+	return id >> hdr->index_bits;
+}
+
+static inline uint32_t smap_id_index(const struct smap_header *hdr,
+				     uint32_t id)
+{
+	return id & ((1U << hdr->index_bits) - 1);
+}
+
+/* The number of slot indexes, and so of ids per generation. */
+static inline uint32_t smap_nr_slots(const struct smap_header *hdr)
+{
+	return 1U << hdr->index_bits;
+}
+
+/* The largest generation tag of the split. */
+static inline uint32_t smap_gen_max(const struct smap_header *hdr)
+{
+	return (1U << (32 - hdr->index_bits)) - 1;
+}
 
 /**
  * struct smap_record - one decoded record
@@ -85,8 +114,9 @@ struct smap_record {
 /**
  * struct smap_decoder - streaming, validating decoder
  *
- * Memory use is bounded: one record's addresses and a 128 KiB bitmap of
- * the ids seen, whatever the size of the stream.
+ * Memory use is bounded: one record's addresses and a bitmap of the ids
+ * seen (one bit per slot index, at most 128 KiB), whatever the size of
+ * the stream.
  */
 struct smap_decoder {
 	FILE *f;

@@ -35,28 +35,80 @@ ffffffff81000400 D last_text
 ffffffffc0000f00 t modfn\t[mymod]
 ffffffffc0002000 t modend\t[mymod]
 """
-RECS = [(0x00100001, [A0, g.TRAMPOLINE, A1], 42),
-        (0x00100002, [A2], 3),
-        (0x00100005, [A3, A1, A0], 0)]
-TRACE = """# tracer: nop
+
+
+class Layout:
+    """How a stream splits its ids into generation tag and slot index.
+
+    Version 1 splits at bit 20. Version 2 streams carry their own split
+    (index_bits) and tags that a fixed 20-bit split would misread: above
+    4095, or with their low bits where it expects index bits.
+    """
+
+    def __init__(self, name, version, index_bits, gen):
+        self.name = name
+        self.version = version
+        self.index_bits = index_bits
+        self.gen = gen
+        # Test names of version 1 are those from before version 2.
+        self.suffix = '' if version == 1 else '_' + name
+        self.kw = {} if version == 1 else {'version': version,
+                                           'index_bits': index_bits}
+
+    def id(self, index, gen=None):
+        return g.make_id(self.gen if gen is None else gen, index,
+                         self.index_bits)
+
+    def other_gen(self):
+        if self.gen + 1 < 1 << (32 - self.index_bits):
+            return self.gen + 1
+        return self.gen - 1
+
+    def ids(self):
+        """The ids of TRACE_T: three in the map, one stale, one unknown."""
+        return {'r1': '0x%08x' % self.id(1), 'r2': '0x%08x' % self.id(2),
+                'r5': '0x%08x' % self.id(5),
+                'stale': '0x%08x' % self.id(2, self.other_gen()),
+                'unknown': '0x%08x' % self.id(9)}
+
+    def recs(self):
+        return [(self.id(1), [A0, g.TRAMPOLINE, A1], 42),
+                (self.id(2), [A2], 3),
+                (self.id(5), [A3, A1, A0], 0)]
+
+    def stream(self, bo='<', recs=None, **kw):
+        return g.stream(self.recs() if recs is None else recs, self.gen, bo,
+                        **dict(self.kw, **kw))
+
+    def header(self, gen, nr, bo='<', **kw):
+        return g.header(gen, nr, bo, **dict(self.kw, **kw))
+
+
+V1 = Layout('v1', 1, 20, 1)
+V2_14 = Layout('v2_14', 2, 14, 0x2a5a5)
+LAYOUTS = (V1, V2_14, Layout('v2_20', 2, 20, 4095),
+           Layout('v2_5', 2, 5, (1 << 27) - 1))
+RECS = V1.recs()
+TRACE_T = """# tracer: nop
 #
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
 #              | |         |   |||||     |         |
             bash-1234    [001] d..2.   12.345678: sched_switch: prev_comm=bash
-            bash-1234    [001] d..2.   12.345679: <stack_id 0x00100001>
+            bash-1234    [001] d..2.   12.345679: <stack_id {r1}>
      kworker/0:1-55      [000] ....1   12.400000: kmalloc: call_site=x
-     kworker/0:1-55      [000] ....1   12.400001: <stack_id 0x00100002>
-     kworker/0:1-55      [000] ....1   12.400002: <stack_id 0x00200002>
-     kworker/0:1-55      [000] ....1   12.400003: <stack_id 0x00100009>
+     kworker/0:1-55      [000] ....1   12.400001: <stack_id {r2}>
+     kworker/0:1-55      [000] ....1   12.400002: <stack_id {stale}>
+     kworker/0:1-55      [000] ....1   12.400003: <stack_id {unknown}>
   my-prog 2-77       (     77) [001] ....1   12.5: kmalloc: call_site=y
-  my-prog 2-77       (     77) [001] ....1   12.5: <stack_id 0x00100002>
+  my-prog 2-77       (     77) [001] ....1   12.5: <stack_id {r2}>
             bash-1234    [001] d..2.   12.6: sched_switch: prev_comm=bash
             bash-1234    [001] d..2.   12.6: <stack trace>
  => baz
  => foo_bar
  => _stext
             bash-1234    [001] d..2.   12.7: sched_switch: prev_comm=bash
-            bash-1234    [001] d..2.   12.7: <stack_id 0x00100001>"""
+            bash-1234    [001] d..2.   12.7: <stack_id {r1}>"""
+TRACE = TRACE_T.format(**V1.ids())
 
 
 class Runner:
@@ -64,6 +116,10 @@ class Runner:
         self.build = build
         self.bin = os.path.join(build, 'stackmap')
         self.results = results
+        if results:
+            # Absent when "make tools-check" runs alone in a fresh tree.
+            os.makedirs(os.path.dirname(os.path.abspath(results)),
+                        exist_ok=True)
         self.tmp = tempfile.mkdtemp(prefix='stackmap-test.')
         self.passed = self.failed = 0
         self.kallsyms = self.write('kallsyms', KALLSYMS.encode())
@@ -106,86 +162,98 @@ def eq(a, b, what=''):
 
 # dump ---------------------------------------------------------------------
 
-DUMP_TEXT = """stack_id 0x00100001 [ref 42, depth 3]
+DUMP_TEXT_T = """stack_id {r1} [ref 42, depth 3]
   [0] 0xffffffff81000010
   [1] [FTRACE TRAMPOLINE]
   [2] 0xffffffff81000123
-stack_id 0x00100002 [ref 3, depth 1]
+stack_id {r2} [ref 3, depth 1]
   [0] 0xffffffffc0001000
-stack_id 0x00100005 [ref 0, depth 3]
+stack_id {r5} [ref 0, depth 3]
   [0] 0xffffffff81000205
   [1] 0xffffffff81000123
   [2] 0xffffffff81000010
 """
-DUMP_SYMS = """stack_id 0x00100001 [ref 42, depth 3]
+DUMP_SYMS_T = """stack_id {r1} [ref 42, depth 3]
   [0] _stext+0x10/0x100
   [1] [FTRACE TRAMPOLINE]
   [2] foo_bar+0x23/0x100
-stack_id 0x00100002 [ref 3, depth 1]
+stack_id {r2} [ref 3, depth 1]
   [0] modfn+0x100/0x1100 [mymod]
-stack_id 0x00100005 [ref 0, depth 3]
+stack_id {r5} [ref 0, depth 3]
   [0] baz+0x5/0x100
   [1] foo_bar+0x23/0x100
   [2] _stext+0x10/0x100
 """
 
 
-def tests_dump(r):
-    for order, bo in ORDERS:
-        path = r.write('good.' + order, g.stream(RECS, bo=bo))
+def tests_dump_one(r, lay, order, bo):
+    ids = lay.ids()
+    dump_text = DUMP_TEXT_T.format(**ids)
+    path = r.write('good%s.%s' % (lay.suffix, order), lay.stream(bo))
+    name = lay.suffix + '_' + order
 
-        def text(path=path):
-            p = r.run(['dump', path])
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), DUMP_TEXT, 'stdout')
-            eq(p.stderr, b'', 'stderr')
-        r.check('dump_text_' + order, text)
-
-        def syms(path=path):
-            p = r.run(['dump', '--kallsyms', r.kallsyms, path])
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), DUMP_SYMS, 'stdout')
-        r.check('dump_kallsyms_' + order, syms)
-
-        def stdin(path=path):
-            with open(path, 'rb') as f:
-                p = r.run(['dump', '-'], stdin=f.read())
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), DUMP_TEXT, 'stdout')
-        r.check('dump_stdin_' + order, stdin)
-
-        def js(path=path, order=order, pipe=False):
-            if pipe:
-                with open(path, 'rb') as f:
-                    p = r.run(['dump', '--json', '-k', r.kallsyms, '-'],
-                              stdin=f.read())
-            else:
-                p = r.run(['dump', '--json', '-k', r.kallsyms, path])
-            eq(p.returncode, 0, 'exit')
-            d = json.loads(p.stdout)
-            eq(d['byte_order'], {'le': 'little', 'be': 'big'}[order], 'bo')
-            eq((d['version'], d['generation'], d['nr_records'],
-                d['addresses'], d['max_depth']), (1, 1, 3, True, 128), 'hdr')
-            eq([x['id'] for x in d['records']],
-               ['0x00100001', '0x00100002', '0x00100005'], 'ids')
-            eq(d['records'][0]['refs'], 42, 'refs')
-            eq([f['symbol'] for f in d['records'][0]['frames']],
-               ['_stext+0x10/0x100', '[FTRACE TRAMPOLINE]',
-                'foo_bar+0x23/0x100'], 'symbols')
-            eq(d['records'][1]['frames'][0]['addr'], '0xffffffffc0001000',
-               'addr')
-        r.check('dump_json_' + order, js)
-        r.check('dump_json_pipe_' + order,
-                lambda js=js: js(pipe=True))
-
-    def empty_map():
-        path = r.write('empty', g.header(0, 0))
+    def text():
         p = r.run(['dump', path])
-        eq((p.returncode, p.stdout), (0, b''), 'text')
-        p = r.run(['dump', '--json', path])
         eq(p.returncode, 0, 'exit')
-        eq(json.loads(p.stdout)['records'], [], 'records')
-    r.check('dump_unallocated_depot', empty_map)
+        eq(p.stdout.decode(), dump_text, 'stdout')
+        eq(p.stderr, b'', 'stderr')
+    r.check('dump_text' + name, text)
+
+    def syms():
+        p = r.run(['dump', '--kallsyms', r.kallsyms, path])
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), DUMP_SYMS_T.format(**ids), 'stdout')
+    r.check('dump_kallsyms' + name, syms)
+
+    def stdin():
+        with open(path, 'rb') as f:
+            p = r.run(['dump', '-'], stdin=f.read())
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), dump_text, 'stdout')
+    r.check('dump_stdin' + name, stdin)
+
+    def js(pipe=False):
+        if pipe:
+            with open(path, 'rb') as f:
+                p = r.run(['dump', '--json', '-k', r.kallsyms, '-'],
+                          stdin=f.read())
+        else:
+            p = r.run(['dump', '--json', '-k', r.kallsyms, path])
+        eq(p.returncode, 0, 'exit')
+        d = json.loads(p.stdout)
+        eq(d['byte_order'], {'le': 'little', 'be': 'big'}[order], 'bo')
+        eq((d['version'], d['generation'], d['index_bits'],
+            d['nr_records'], d['addresses'], d['max_depth']),
+           (lay.version, lay.gen, lay.index_bits, 3, True, 128), 'hdr')
+        eq([x['id'] for x in d['records']],
+           [ids['r1'], ids['r2'], ids['r5']], 'ids')
+        # The tag under the stream's split, not a fixed one.
+        eq([x['generation'] for x in d['records']], [lay.gen] * 3,
+           'record generations')
+        eq(d['records'][0]['refs'], 42, 'refs')
+        eq([f['symbol'] for f in d['records'][0]['frames']],
+           ['_stext+0x10/0x100', '[FTRACE TRAMPOLINE]',
+            'foo_bar+0x23/0x100'], 'symbols')
+        eq(d['records'][1]['frames'][0]['addr'], '0xffffffffc0001000',
+           'addr')
+    r.check('dump_json' + name, js)
+    r.check('dump_json_pipe' + name, lambda: js(pipe=True))
+
+
+def tests_dump(r):
+    for lay in LAYOUTS:
+        for order, bo in ORDERS:
+            tests_dump_one(r, lay, order, bo)
+
+    for lay in (V1, V2_14):
+        def empty_map(lay=lay):
+            path = r.write('empty', lay.header(0, 0))
+            p = r.run(['dump', path])
+            eq((p.returncode, p.stdout), (0, b''), 'text')
+            p = r.run(['dump', '--json', path])
+            eq(p.returncode, 0, 'exit')
+            eq(json.loads(p.stdout)['records'], [], 'records')
+        r.check('dump_unallocated_depot' + lay.suffix, empty_map)
 
     def hidden():
         path = r.write('hidden', g.stream([(0x00300001, [0, 0], 1)], gen=3,
@@ -226,7 +294,7 @@ def bad_streams(bo):
         ('truncated_long_header', h(1, 0, bo, header_size=40), 0,
          'truncated header'),
         ('version_0', h(1, 0, bo, version=0), 4, 'version'),
-        ('version_2', h(1, 0, bo, version=2), 4, 'version'),
+        ('version_3', h(1, 0, bo, version=3, index_bits=14), 4, 'version'),
         ('header_size_small', h(1, 0, bo, header_size=28), 6,
          'header_size'),
         ('generation_too_big', h(4096, 0, bo), 8, 'generation'),
@@ -256,6 +324,47 @@ def bad_streams(bo):
          g.record(0x00100001, [A2], 1, bo), 64, 'duplicate id'),
         ('record_reserved', h(1, 1, bo) +
          g.record(0x00100001, [A0], 1, bo, reserved=9), 44, 'reserved'),
+    ] + bad_streams_v2(bo)
+
+
+def bad_streams_v2(bo):
+    """Version 2: the split at index_bits is checked, never bit 20."""
+    lay = V2_14
+    gen = lay.gen
+    r1 = g.record(lay.id(1), [A0, A1], 5, bo)        # 32 bytes, at 32
+
+    def h(gen, nr, index_bits=14, **kw):
+        return g.header(gen, nr, bo, version=2, index_bits=index_bits, **kw)
+
+    def rec(rid):                                     # at 64
+        return g.record(rid, [A2], 1, bo)
+
+    return [
+        ('v2_index_bits_0', h(gen, 0, 0), 28, 'index_bits'),
+        ('v2_index_bits_4', h(1, 0, 4), 28, 'index_bits'),
+        ('v2_index_bits_21', h(1, 0, 21), 28, 'index_bits'),
+        ('v2_generation_too_big_14', h(1 << 18, 0), 8, 'generation'),
+        ('v2_generation_too_big_5', h(1 << 27, 0, 5), 8, 'generation'),
+        ('v2_generation_too_big_20', h(4096, 0, 20), 8, 'generation'),
+        ('v2_records_in_generation_0', h(0, 1) + r1, 12, 'generation 0'),
+        ('v2_record_generation', h(gen, 2) + r1 + rec(lay.id(2, gen + 1)),
+         64, 'generation %d' % (gen + 1)),
+        # A record whose id was made with the fixed 20-bit split.
+        ('v2_record_fixed_split', h(gen, 2) + r1 +
+         rec(g.make_id(gen & 0xfff, 2)), 64, 'generation'),
+        # An index that does not fit in index_bits spills into the tag.
+        ('v2_index_too_big', h(gen, 2) + r1 + rec(lay.id(1 << 14 | 2)), 64,
+         'generation %d' % (gen + 1)),
+        ('v2_index_too_big_5', h(3, 2, 5) +
+         g.record(g.make_id(3, 1, 5), [A0, A1], 5, bo) +
+         rec(g.make_id(3, 32, 5)), 64, 'generation 4'),
+        ('v2_duplicate_id', h(gen, 2) + r1 + rec(lay.id(1)), 64,
+         'duplicate id'),
+        ('v2_duplicate_id_5', h(3, 2, 5) +
+         g.record(g.make_id(3, 31, 5), [A0, A1], 5, bo) +
+         rec(g.make_id(3, 31, 5)), 64, 'duplicate id'),
+        ('v2_header_size_small', h(gen, 0, header_size=28), 6,
+         'header_size'),
     ]
 
 
@@ -284,43 +393,58 @@ def tests_errors(r):
 
 # expand and fold -------------------------------------------------------------
 
-EXPAND_RAW = TRACE.replace(
-    '12.345679: <stack_id 0x00100001>',
-    '12.345679: <stack trace>\n => 0xffffffff81000010\n'
-    ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123').replace(
-    '12.400001: <stack_id 0x00100002>',
-    '12.400001: <stack trace>\n => 0xffffffffc0001000').replace(
-    '<stack_id 0x00200002>', '<stack_id 0x00200002> [stale]').replace(
-    '<stack_id 0x00100009>', '<stack_id 0x00100009> [unknown]').replace(
-    '12.5: <stack_id 0x00100002>',
-    '12.5: <stack trace>\n => 0xffffffffc0001000').replace(
-    '12.7: <stack_id 0x00100001>',
-    '12.7: <stack trace>\n => 0xffffffff81000010\n'
-    ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123') + '\n'
+def expand_raw(ids):
+    return TRACE_T.format(**ids).replace(
+        '12.345679: <stack_id %s>' % ids['r1'],
+        '12.345679: <stack trace>\n => 0xffffffff81000010\n'
+        ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123').replace(
+        '12.400001: <stack_id %s>' % ids['r2'],
+        '12.400001: <stack trace>\n => 0xffffffffc0001000').replace(
+        '<stack_id %s>' % ids['stale'],
+        '<stack_id %s> [stale]' % ids['stale']).replace(
+        '<stack_id %s>' % ids['unknown'],
+        '<stack_id %s> [unknown]' % ids['unknown']).replace(
+        '12.5: <stack_id %s>' % ids['r2'],
+        '12.5: <stack trace>\n => 0xffffffffc0001000').replace(
+        '12.7: <stack_id %s>' % ids['r1'],
+        '12.7: <stack trace>\n => 0xffffffff81000010\n'
+        ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123') + '\n'
+
+
+EXPAND_RAW = expand_raw(V1.ids())
+
+
+def tests_expand_one(r, lay, order, bo):
+    ids = lay.ids()
+    path = r.write('map%s.%s' % (lay.suffix, order), lay.stream(bo))
+    trace = r.write('trace' + lay.suffix, TRACE_T.format(**ids).encode())
+    name = lay.suffix + '_' + order
+
+    def raw():
+        p = r.run(['expand', '--map', path, trace])
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), expand_raw(ids), 'stdout')
+        assert ('1 stale and 1 unknown stack ids left unexpanded '
+                '(map generation %d)' % lay.gen).encode() in p.stderr, \
+            p.stderr
+    r.check('expand_raw' + name, raw)
+
+    def syms():
+        p = r.run(['expand', '-m', path, '-k', r.kallsyms, '-'],
+                  stdin=TRACE_T.format(**ids).encode())
+        eq(p.returncode, 0, 'exit')
+        out = p.stdout.decode()
+        assert ('12.345679: <stack trace>\n => _stext\n'
+                ' => [FTRACE TRAMPOLINE]\n => foo_bar\n') in out, out
+        assert '12.400001: <stack trace>\n => modfn\n' in out, out
+        assert '<stack_id %s> [stale]\n' % ids['stale'] in out, out
+    r.check('expand_kallsyms' + name, syms)
 
 
 def tests_expand(r):
-    for order, bo in ORDERS:
-        path = r.write('map.' + order, g.stream(RECS, bo=bo))
-        trace = r.write('trace', TRACE.encode())
-
-        def raw(path=path):
-            p = r.run(['expand', '--map', path, trace])
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), EXPAND_RAW, 'stdout')
-            assert b'1 stale and 1 unknown' in p.stderr, p.stderr
-        r.check('expand_raw_' + order, raw)
-
-        def syms(path=path):
-            p = r.run(['expand', '-m', path, '-k', r.kallsyms, '-'],
-                      stdin=TRACE.encode())
-            eq(p.returncode, 0, 'exit')
-            out = p.stdout.decode()
-            assert ('12.345679: <stack trace>\n => _stext\n'
-                    ' => [FTRACE TRAMPOLINE]\n => foo_bar\n') in out, out
-            assert '12.400001: <stack trace>\n => modfn\n' in out, out
-            assert '<stack_id 0x00200002> [stale]\n' in out, out
-        r.check('expand_kallsyms_' + order, syms)
+    for lay in LAYOUTS:
+        for order, bo in ORDERS:
+            tests_expand_one(r, lay, order, bo)
 
     def sym_offset():
         path = r.write('map.le', g.stream(RECS))
@@ -365,6 +489,27 @@ def tests_expand(r):
            'x: <stack trace>\n => 0xffffffff81000010\n', 'stdout')
     r.check('expand_stale_and_unknown', stale_never_resolves)
 
+    def stale_never_resolves_v2():
+        # Under a 14-bit split, bits 14..19 are the tag: an id that differs
+        # from a record's only there is stale, and index bits 14..19 of a
+        # fixed 20-bit split do not exist.
+        lay, gen = V2_14, V2_14.gen
+        path = r.write('gen.v2', lay.stream(recs=[(lay.id(1), [A0], 1)]))
+        ids = [lay.id(1, gen ^ 1), lay.id(1, gen ^ 0x3f),
+               lay.id(1, gen ^ 0x40), lay.id(1 << 13 | 1), lay.id(2),
+               lay.id(1)]
+        p = r.run(['expand', '-m', path],
+                  stdin=''.join('x: <stack_id 0x%08x>\n' % i
+                                for i in ids).encode())
+        eq(p.stdout.decode(), ''.join('x: <stack_id 0x%08x> [stale]\n' % i
+                                      for i in ids[:3]) +
+           ''.join('x: <stack_id 0x%08x> [unknown]\n' % i
+                   for i in ids[3:5]) +
+           'x: <stack trace>\n => 0xffffffff81000010\n', 'stdout')
+        assert (b'3 stale and 2 unknown stack ids left unexpanded '
+                b'(map generation %d)' % gen) in p.stderr, p.stderr
+    r.check('expand_stale_and_unknown_v2_14', stale_never_resolves_v2)
+
 
 FOLD_TRACE = """bash;0xffffffff81000123;[FTRACE TRAMPOLINE];0xffffffff81000010 2
 bash;_stext;foo_bar;baz 1
@@ -376,21 +521,25 @@ my-prog 2;0xffffffffc0001000 1
 
 
 def tests_fold(r):
-    for order, bo in ORDERS:
-        path = r.write('map.' + order, g.stream(RECS, bo=bo))
+    for lay in LAYOUTS:
+        for order, bo in ORDERS:
+            path = r.write('map%s.%s' % (lay.suffix, order), lay.stream(bo))
+            trace = TRACE_T.format(**lay.ids()).encode()
+            name = lay.suffix + '_' + order
 
-        def trace(path=path):
-            p = r.run(['fold', '--map', path, '-'], stdin=TRACE.encode())
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), FOLD_TRACE, 'stdout')
-        r.check('fold_trace_' + order, trace)
+            def fold(path=path, trace=trace):
+                p = r.run(['fold', '--map', path, '-'], stdin=trace)
+                eq(p.returncode, 0, 'exit')
+                eq(p.stdout.decode(), FOLD_TRACE, 'stdout')
+            r.check('fold_trace' + name, fold)
 
-        def refs(path=path):
-            p = r.run(['fold', '--map', path, '-k', r.kallsyms])
-            eq(p.returncode, 0, 'exit')
-            eq(p.stdout.decode(), 'foo_bar;[FTRACE TRAMPOLINE];_stext 42\n'
-               'modfn 3\n', 'stdout')
-        r.check('fold_map_refs_' + order, refs)
+            def refs(path=path):
+                p = r.run(['fold', '--map', path, '-k', r.kallsyms])
+                eq(p.returncode, 0, 'exit')
+                eq(p.stdout.decode(),
+                   'foo_bar;[FTRACE TRAMPOLINE];_stext 42\nmodfn 3\n',
+                   'stdout')
+            r.check('fold_map_refs' + name, refs)
 
     def merged():
         # A full stack and an id of the same stack fold into one line.
@@ -446,18 +595,22 @@ def tests_snapshot(r):
         fake = os.path.join(r.tmp, 'tracefs')
         inst = os.path.join(fake, 'instances', 'foo')
         os.makedirs(inst)
-        data = g.stream(RECS)
+        # As a kernel with its default table of 2^14 slots writes it.
+        lay = V2_14
+        data = lay.stream()
         for d in (fake, inst):
-            for name, content in (('trace', TRACE.encode()),
+            for name, content in (('trace',
+                                   TRACE_T.format(**lay.ids()).encode()),
                                   ('stack_map_bin', data),
-                                  ('stack_map', DUMP_SYMS.encode()),
+                                  ('stack_map',
+                                   DUMP_SYMS_T.format(**lay.ids()).encode()),
                                   ('stack_map_stat', b'allocated: 1\n')):
                 with open(os.path.join(d, name), 'wb') as f:
                     f.write(content)
         out = os.path.join(r.tmp, 'snap')
         p = r.run(['snapshot', '--tracefs', fake, '--instance', 'foo', out])
         eq(p.returncode, 0, 'exit: %r' % p.stderr)
-        assert b'generation 1, 3 records' in p.stdout, p.stdout
+        assert b'generation %d, 3 records' % lay.gen in p.stdout, p.stdout
         for name in ('trace', 'stack_map_bin', 'stack_map', 'stack_map_stat',
                      'kallsyms'):
             assert os.path.exists(os.path.join(out, name)), name
@@ -471,7 +624,8 @@ def tests_snapshot(r):
         p = subprocess.run([sys.executable,
                             os.path.join(here, 'check_snapshot.py'), r.bin,
                             out], capture_output=True, text=True)
-        # The trace names 0x00100009, which is in no map: one failure.
+        # The trace names an id of the map's generation that is not in
+        # the map: one failure.
         assert '3 records compared' in p.stdout, p.stdout
         assert 'FAIL: expand: exit 0, 1 unknown' in p.stdout, p.stdout
         eq(p.returncode, 1, 'check_snapshot exit')
@@ -537,26 +691,38 @@ def tests_plugin(r):
     shutil.copy(os.path.join(r.build, 'plugin_stackmap.so'), plugdir)
     env = dict(os.environ, HOME=r.tmp)
     env.pop('STACKMAP_MAP', None)
-    ids = ['0x00100001', '0x00100002', '0x00200002', '0x00100009']
-    resolved = ('<stack trace>\n => _stext+0x10/0x100\n'
+
+    def resolved(ids):
+        return ('<stack trace>\n => _stext+0x10/0x100\n'
                 ' => [FTRACE TRAMPOLINE]\n => foo_bar+0x23/0x100\n'
                 '<stack trace>\n => modfn+0x100/0x1100\n'
-                '<stack_id 0x00200002> [stale]\n'
-                '<stack_id 0x00100009> [unknown]\n')
+                '<stack_id %(stale)s> [stale]\n'
+                '<stack_id %(unknown)s> [unknown]\n' % ids)
 
-    def run(extra, env):
-        p = subprocess.run([tp, plugdir] + extra + ids, capture_output=True,
-                           env=env)
+    def run(extra, env, lay=V2_14):
+        ids = lay.ids()
+        p = subprocess.run([tp, plugdir] + extra +
+                           [ids[k] for k in ('r1', 'r2', 'stale', 'unknown')],
+                           capture_output=True, env=env)
         eq(p.returncode, 0, 'exit: %r' % p.stderr)
         return p.stdout.decode()
 
+    # A map of 2^14 slots: a plugin that split ids at bit 20 would find
+    # none of them.
     for order, bo in ORDERS:
-        path = r.write('map.' + order, g.stream(RECS, bo=bo))
+        path = r.write('map.v2_14.' + order, V2_14.stream(bo))
         r.check('plugin_option_map_' + order, lambda path=path: eq(
-            run(['-O', 'stackmap:map=' + path], env), resolved, 'stdout'))
-    path = r.write('map.le', g.stream(RECS))
+            run(['-O', 'stackmap:map=' + path], env), resolved(V2_14.ids()),
+            'stdout'))
+    path = r.write('map.v1.le', V1.stream())
+    r.check('plugin_option_map_v1', lambda: eq(
+        run(['-O', 'stackmap:map=' + path], env, V1), resolved(V1.ids()),
+        'stdout'))
+    path = r.write('map.v2_14.le', V2_14.stream())
     r.check('plugin_env_map', lambda: eq(
-        run([], dict(env, STACKMAP_MAP=path)), resolved, 'stdout'))
+        run([], dict(env, STACKMAP_MAP=path)), resolved(V2_14.ids()),
+        'stdout'))
+    ids = [V2_14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
     r.check('plugin_no_map', lambda: eq(
         run([], env), ''.join('<stack_id %s>\n' % i for i in ids), 'stdout'))
     bad = r.write('bad.map', b'FSMB')
@@ -578,12 +744,14 @@ def tests_trace_cmd(r):
         return
     here = os.path.dirname(os.path.abspath(__file__))
     dat = os.path.join(r.tmp, 'trace.dat')
-    ids = ['0x00100001', '0x00100005', '0x00200002', '0x00100009']
+    # The map of a table of 2^14 slots, not the fixed split of version 1.
+    lay = V2_14
+    ids = [lay.ids()[k] for k in ('r1', 'r5', 'stale', 'unknown')]
     subprocess.run([sys.executable, os.path.join(here, 'mktracedat.py'), dat,
                     r.kallsyms] + ids, check=True)
     env = dict(os.environ, HOME=r.tmp, TRACEEVENT_PLUGIN_DIR=r.build)
     env.pop('STACKMAP_MAP', None)
-    path = r.write('map.le', g.stream(RECS))
+    path = r.write('map.v2_14.le', lay.stream())
 
     def report(extra, env=env):
         p = subprocess.run(['trace-cmd', 'report', '-i', dat] + extra,
@@ -599,8 +767,8 @@ def tests_trace_cmd(r):
         assert ('kernel_stack_id:      <stack trace>\n'
                 ' => baz+0x5/0x100\n => foo_bar+0x23/0x100\n'
                 ' => _stext+0x10/0x100\n') in out, out
-        assert '<stack_id 0x00200002> [stale]\n' in out, out
-        assert '<stack_id 0x00100009> [unknown]\n' in out, out
+        assert '<stack_id %s> [stale]\n' % ids[2] in out, out
+        assert '<stack_id %s> [unknown]\n' % ids[3] in out, out
     r.check('trace_cmd_report_option_map', option)
 
     def env_map():
@@ -630,7 +798,8 @@ def seed_corpus(r, corpus):
     os.makedirs(corpus, exist_ok=True)
     n = 0
     for order, bo in ORDERS:
-        seeds = [g.stream(RECS, bo=bo), g.header(0, 0, bo)]
+        seeds = [lay.stream(bo) for lay in LAYOUTS]
+        seeds += [lay.header(0, 0, bo) for lay in (V1, V2_14)]
         seeds += [data for _, data, _, _ in bad_streams(bo)]
         for data in seeds:
             with open(os.path.join(corpus, 'seed%03d' % n), 'wb') as f:

@@ -3,6 +3,7 @@
 
 The layout is the one of Documentation/trace/ftrace-stackmap.rst: a
 32-byte header, then per record a 16-byte header and depth u64 addresses.
+Version 1 splits ids at bit 20; version 2 at the header's index_bits.
 """
 import struct
 
@@ -11,9 +12,18 @@ TRAMPOLINE = 0x7FFFFFFF
 
 
 def header(gen, nr, bo='<', magic=MAGIC, version=1, header_size=32,
-           flags=1, max_depth=128, record_size=16, reserved=0, extra=b''):
+           flags=1, max_depth=128, record_size=16, reserved=0,
+           index_bits=None, extra=b''):
+    """The last u32 is reserved in version 1 and index_bits in version 2."""
+    last = reserved if index_bits is None else index_bits
     return struct.pack(bo + 'IHHIIIIII', magic, version, header_size, gen,
-                       nr, flags, max_depth, record_size, reserved) + extra
+                       nr, flags, max_depth, record_size, last) + extra
+
+
+def make_id(gen, index, index_bits=20):
+    """An index that does not fit in index_bits spills into the tag, as in
+    a writer that got the split wrong."""
+    return ((gen << index_bits) + index) & 0xffffffff
 
 
 def record(rid, addrs, refs=1, bo='<', depth=None, reserved=0, extra=b''):
@@ -32,7 +42,8 @@ def stream(recs, gen=1, bo='<', **kw):
 
 
 def large(path, size_mb=100, depth=12, gen=1, bo='<'):
-    """A valid stream of about size_mb MB, written in bounded memory."""
+    """A valid version 1 stream of about size_mb MB, written in bounded
+    memory; up to 2^20 records, so its ids use the whole 20-bit index."""
     rec_len = 16 + 8 * depth
     nr = min(-(-(size_mb << 20) // rec_len), 1 << 20)
     with open(path, 'wb') as f:
@@ -41,7 +52,7 @@ def large(path, size_mb=100, depth=12, gen=1, bo='<'):
                          for i in range(depth))
         chunk = []
         for i in range(nr):
-            chunk.append(struct.pack(bo + 'IIII', (gen << 20) | i, depth,
+            chunk.append(struct.pack(bo + 'IIII', make_id(gen, i), depth,
                                      i, 0) + addrs)
             if len(chunk) == 4096:
                 f.write(b''.join(chunk))
