@@ -9,10 +9,13 @@
  * stackdepot_lf_create(); when it runs out, get_id fails and the caller is
  * expected to keep the full stack instead.
  *
- * Every id carries the generation of the depot it was issued in. A reset
- * empties the depot and starts a new generation; ids issued before it never
- * resolve again (lookup returns -ESTALE) until the generation tag wraps,
- * which takes STACKDEPOT_LF_GEN_MAX resets.
+ * Every id carries the generation it was issued in. A reset empties the
+ * depot and starts a new generation. Generation tags are allocated
+ * system-wide, so an id issued by another depot, or by this one before a
+ * reset, resolves to -ESTALE, never to a stack, until the 32-bit id space
+ * wraps: a depot of 2^k table slots that is the only one resetting goes
+ * through 2^(32 - k) - 1 generations (262,143 at 16,384 slots) before one
+ * of its tags comes back; other depots' generations use up tags sooner.
  *
  * The contract of each function is documented below; the mechanism and its
  * ordering guarantees are documented in lib/stackdepot_lf/stackdepot_lf.c.
@@ -29,20 +32,17 @@ struct stackdepot_lf;
 /**
  * typedef stackdepot_lf_id_t - generation-tagged id of a stack in a depot
  *
- * The low %STACKDEPOT_LF_ID_INDEX_BITS bits locate the record, the high
- * %STACKDEPOT_LF_ID_GEN_BITS bits hold the generation tag (never 0), so 0 is
- * never a valid id. The value is opaque apart from stackdepot_lf_id_gen().
+ * For a depot whose table has 2^k slots (k is &stackdepot_lf_stats.index_bits,
+ * 5 to 20), the low k bits locate the record and the high 32 - k bits hold
+ * the generation tag, which is never 0, so 0 is never a valid id. The value
+ * is opaque apart from stackdepot_lf_id_gen().
  */
 typedef u32 __bitwise stackdepot_lf_id_t;
 
-#define STACKDEPOT_LF_ID_INDEX_BITS	20
-#define STACKDEPOT_LF_ID_GEN_BITS	(32 - STACKDEPOT_LF_ID_INDEX_BITS)
-/* Generation tags run from 1 to this value, then wrap to 1. */
-#define STACKDEPOT_LF_GEN_MAX		((1U << STACKDEPOT_LF_ID_GEN_BITS) - 1)
-
 /* Limits of struct stackdepot_lf_params; see stackdepot_lf_create(). */
 #define STACKDEPOT_LF_MIN_RECORDS	16U
-#define STACKDEPOT_LF_MAX_RECORDS	(1U << (STACKDEPOT_LF_ID_INDEX_BITS - 1))
+/* Tables have at most 2^20 slots: ids keep at least 12 tag bits. */
+#define STACKDEPOT_LF_MAX_RECORDS	524288U
 #define STACKDEPOT_LF_MAX_DEPTH		256U
 #define STACKDEPOT_LF_MAX_PROBE		128U
 #define STACKDEPOT_LF_DEFAULT_PROBE	32U
@@ -72,9 +72,6 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
  * @hash: hash function, NULL for the built-in one. Meant for tests that
  *	need collisions; it must be callable from any context.
- * @first_gen: generation tag of the new depot, 0 for 1. A user replacing
- *	a depot passes the tag after the old one's, so that ids the old depot
- *	issued stay stale in the new one.
  */
 struct stackdepot_lf_params {
 	unsigned int max_records;
@@ -83,7 +80,6 @@ struct stackdepot_lf_params {
 	unsigned int max_probe;
 	unsigned int flags;
 	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
-	u32 first_gen;
 };
 
 /**
@@ -101,8 +97,11 @@ struct stackdepot_lf_info {
 
 /**
  * struct stackdepot_lf_stats - counters of a depot
- * @generation: current generation tag (1 to %STACKDEPOT_LF_GEN_MAX)
+ * @generation: current generation tag, 1 to 2^(32 - @index_bits) - 1; the
+ *	tags of one depot's successive generations are increasing, but not
+ *	consecutive when other depots took tags in between, until they wrap
  * @resetting: 1 while a reset is in progress
+ * @index_bits: low bits of an id that index the table; the tag is above
  * @records: records in the current generation
  * @max_records: capacity in records
  * @table_slots: hash table slots
@@ -135,6 +134,7 @@ struct stackdepot_lf_info {
 struct stackdepot_lf_stats {
 	u32 generation;
 	u32 resetting;
+	u32 index_bits;
 	u32 records;
 	u32 max_records;
 	u32 table_slots;
@@ -157,6 +157,7 @@ struct stackdepot_lf_stats {
 /**
  * struct stackdepot_lf_iter - cursor over the records of one generation
  * @depot: the depot being walked
+ * @resets: resets of the depot before the walk started
  * @state: generation state the walk started in
  * @pos: next hash table slot to examine
  *
@@ -164,6 +165,7 @@ struct stackdepot_lf_stats {
  */
 struct stackdepot_lf_iter {
 	struct stackdepot_lf *depot;
+	u64 resets;
 	u32 state;
 	u32 pos;
 };
@@ -189,17 +191,6 @@ static inline u32 stackdepot_lf_id_to_u32(stackdepot_lf_id_t id)
 static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
 {
 	return (__force stackdepot_lf_id_t)val;
-}
-
-/**
- * stackdepot_lf_id_gen() - generation tag an id was issued in
- * @id: the id
- *
- * Return: the tag, 1 to %STACKDEPOT_LF_GEN_MAX for a valid id.
- */
-static inline u32 stackdepot_lf_id_gen(stackdepot_lf_id_t id)
-{
-	return (__force u32)id >> STACKDEPOT_LF_ID_INDEX_BITS;
 }
 
 #ifdef CONFIG_STACKDEPOT_LF
@@ -281,8 +272,9 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
  * @size: capacity of @entries in entries
  * @info: if not NULL, filled with the record's id, depth and ref count
  *
- * An id of another generation never resolves, even if its slot has been
- * reused; a copy never mixes two generations.
+ * An id of another generation or of another depot never resolves, even if
+ * its slot has been reused, until the id space wraps (see the top of this
+ * header for the bound); a copy never mixes two generations.
  *
  * Context: Any context, including NMI.
  * Return: the stack depth on success; -EPERM if a grace period would not
@@ -302,12 +294,35 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
  *
  * New get_id calls fail with -EBUSY until the reset is complete; calls
  * already running are waited for with synchronize_rcu(). Afterwards all
- * ids issued before the reset resolve to -ESTALE. Concurrent resets are
+ * ids issued before the reset resolve to -ESTALE, and so do all walks
+ * started before it, however many resets followed. Concurrent resets are
  * serialised.
  *
  * Context: Process context; sleeps.
  */
 void stackdepot_lf_reset(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_generation() - current generation tag of a depot
+ * @depot: the depot
+ *
+ * Context: Any context.
+ * Return: the tag that ids of the current generation carry, as
+ * stackdepot_lf_id_gen() returns it; 0 if @depot is NULL. During a reset,
+ * the tag of the generation being cleared.
+ */
+u32 stackdepot_lf_generation(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_id_gen() - generation tag of an id
+ * @depot: the depot the id was issued by
+ * @id: the id
+ *
+ * Context: Any context.
+ * Return: the tag, the bits of @id above the depot's table index; 0 for
+ * values that are nobody's id, or if @depot is NULL.
+ */
+u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
 
 /**
  * stackdepot_lf_iter_start() - begin a walk over the current generation
@@ -393,10 +408,22 @@ static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
 
 static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
 
+static inline u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
+{
+	return 0;
+}
+
+static inline u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot,
+				       stackdepot_lf_id_t id)
+{
+	return 0;
+}
+
 static inline void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
 					    struct stackdepot_lf *depot)
 {
 	iter->depot = depot;
+	iter->resets = 0;
 	iter->state = 0;
 	iter->pos = 0;
 }

@@ -26,6 +26,7 @@
 #include <linux/init.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -75,7 +76,7 @@ static unsigned int stackmap_size(struct trace_array *tr)
 }
 
 static void stackmap_params(struct stackdepot_lf_params *params,
-			    unsigned int size, u32 first_gen)
+			    unsigned int size)
 {
 	*params = (struct stackdepot_lf_params) {
 		.max_records	= size,
@@ -83,7 +84,6 @@ static void stackmap_params(struct stackdepot_lf_params *params,
 				  STACKDEPOT_LF_RECORD_SIZE(TRACE_STACKMAP_AVG_DEPTH),
 		.max_depth	= TRACE_STACKMAP_MAX_DEPTH,
 		.flags		= STACKDEPOT_LF_COUNT_REFS,
-		.first_gen	= first_gen,
 	};
 }
 
@@ -104,12 +104,11 @@ static int stackmap_create(struct trace_array *tr)
 		return 0;
 
 	/*
-	 * Ids of a depot freed by a resize may still sit in the ring buffer:
-	 * go on from the generation after its last, so they stay stale.
+	 * Ids of a depot freed by a resize may still sit in the ring buffer;
+	 * they stay stale in the new one, whose generation tags are handed
+	 * out system-wide after those of every depot before it.
 	 */
-	stackmap_params(&params, stackmap_size(tr),
-			tr->stackmap.last_gen ?
-			tr->stackmap.last_gen % STACKDEPOT_LF_GEN_MAX + 1 : 0);
+	stackmap_params(&params, stackmap_size(tr));
 	depot = stackdepot_lf_create(&params);
 	if (IS_ERR(depot))
 		return PTR_ERR(depot);
@@ -123,7 +122,6 @@ static int stackmap_create(struct trace_array *tr)
 /* Unpublish the depot of @tr and free it once no reader can see it. */
 static void stackmap_destroy(struct trace_array *tr)
 {
-	struct stackdepot_lf_stats stats;
 	struct stackdepot_lf *depot;
 
 	lockdep_assert_held(&stackmap_mutex);
@@ -132,8 +130,6 @@ static void stackmap_destroy(struct trace_array *tr)
 	if (!depot)
 		return;
 
-	stackdepot_lf_stats(depot, &stats);
-	tr->stackmap.last_gen = stats.generation;
 	tr->stackmap.epoch++;
 	RCU_INIT_POINTER(tr->stackmap.depot, NULL);
 	/* Waits for the preempt-disabled readers of trace_stackmap_get_id(). */
@@ -338,10 +334,11 @@ EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_parse_cmd);
  * @nr_records: number of records that follow
  * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
  * @max_depth: deepest record possible
+ * @index_bits: low bits of an id that index the depot's table
  */
 void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
 				  u32 generation, u32 nr_records, u32 flags,
-				  u32 max_depth)
+				  u32 max_depth, u32 index_bits)
 {
 	*hdr = (struct trace_stackmap_bin_header) {
 		.magic		= TRACE_STACKMAP_BIN_MAGIC,
@@ -352,6 +349,7 @@ void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
 		.flags		= flags,
 		.max_depth	= max_depth,
 		.record_size	= sizeof(struct trace_stackmap_bin_record),
+		.index_bits	= index_bits,
 	};
 }
 EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_encode_header);
@@ -558,7 +556,7 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	depot = stackmap_depot(tr);
 	if (depot)
 		stackdepot_lf_stats(depot, &st);
-	stackmap_params(&params, stackmap_size(tr), 0);
+	stackmap_params(&params, stackmap_size(tr));
 	mutex_unlock(&stackmap_mutex);
 
 	seq_printf(m, "allocated: %d\n", !!depot);
@@ -589,6 +587,7 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "drops_context: %llu\n", st.drops_context +
 		   atomic_long_read(&tr->stackmap.drops_context));
 	seq_printf(m, "resets: %llu\n", st.resets);
+	seq_printf(m, "index_bits: %u\n", st.index_bits);
 	return 0;
 }
 
@@ -627,6 +626,8 @@ struct stackmap_bin {
 	struct mutex		lock;	/* serialises read() calls */
 	u32			epoch;
 	u32			gen;	/* generation of @ids, 0 if no depot */
+	u32			index_bits;
+	u64			resets;	/* of the depot, when @ids were taken */
 	u32			*ids;	/* the records, fixed at open */
 	u32			nr_ids;
 	u32			next;	/* next of @ids to encode */
@@ -639,14 +640,19 @@ struct stackmap_bin {
 				    TRACE_STACKMAP_MAX_DEPTH * sizeof(u64)];
 };
 
-/* Collect the ids of the current generation; returns its tag. */
+/*
+ * Collect the ids of the current generation. Resets take stackmap_mutex,
+ * which the caller holds, so the generation cannot change meanwhile.
+ */
 static int stackmap_bin_snapshot(struct stackmap_bin *bin,
-				 struct stackdepot_lf *depot, u32 *gen)
+				 struct stackdepot_lf *depot)
 {
 	struct stackdepot_lf_stats stats;
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
-	int tries, ret;
+	int ret;
+
+	lockdep_assert_held(&stackmap_mutex);
 
 	stackdepot_lf_stats(depot, &stats);
 	bin->ids = kvmalloc_array(stats.max_records, sizeof(*bin->ids),
@@ -654,26 +660,18 @@ static int stackmap_bin_snapshot(struct stackmap_bin *bin,
 	if (!bin->ids)
 		return -ENOMEM;
 
-	for (tries = 0; tries < 3; tries++) {
-		stackdepot_lf_stats(depot, &stats);
-		*gen = stats.generation;
-		bin->nr_ids = 0;
-		stackdepot_lf_iter_start(&iter, depot);
-		while ((ret = stackdepot_lf_iter_next(&iter, bin->entries,
-						      ARRAY_SIZE(bin->entries),
-						      &info)) > 0) {
-			if (WARN_ON_ONCE(bin->nr_ids == stats.max_records))
-				break;
-			bin->ids[bin->nr_ids++] = stackdepot_lf_id_to_u32(info.id);
-		}
-		if (ret != -ESTALE)
+	bin->gen = stats.generation;
+	bin->index_bits = stats.index_bits;
+	bin->resets = stats.resets;
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, bin->entries,
+					      ARRAY_SIZE(bin->entries),
+					      &info)) > 0) {
+		if (WARN_ON_ONCE(bin->nr_ids == stats.max_records))
 			break;
+		bin->ids[bin->nr_ids++] = stackdepot_lf_id_to_u32(info.id);
 	}
-	if (ret < 0)
-		return ret;
-	if (bin->nr_ids)
-		*gen = stackdepot_lf_id_gen(stackdepot_lf_u32_to_id(bin->ids[0]));
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 static int stackmap_bin_open(struct inode *inode, struct file *file)
@@ -682,7 +680,6 @@ static int stackmap_bin_open(struct inode *inode, struct file *file)
 	struct trace_stackmap_bin_header hdr;
 	struct stackdepot_lf *depot;
 	struct stackmap_bin *bin;
-	u32 gen = 0;
 	int ret;
 
 	ret = tracing_check_open_get_tr(tr);
@@ -702,15 +699,17 @@ static int stackmap_bin_open(struct inode *inode, struct file *file)
 	bin->epoch = tr->stackmap.epoch;
 	depot = stackmap_depot(tr);
 	if (depot)
-		ret = stackmap_bin_snapshot(bin, depot, &gen);
+		ret = stackmap_bin_snapshot(bin, depot);
+	else
+		/* The split of the depot that setting the option would create */
+		bin->index_bits = order_base_2(2 * stackmap_size(tr));
 	mutex_unlock(&stackmap_mutex);
 	if (ret)
 		goto out_free;
 
-	bin->gen = gen;
-	trace_stackmap_encode_header(&hdr, gen, bin->nr_ids,
+	trace_stackmap_encode_header(&hdr, bin->gen, bin->nr_ids,
 				     bin->addrs ? TRACE_STACKMAP_BIN_ADDRS : 0,
-				     TRACE_STACKMAP_MAX_DEPTH);
+				     TRACE_STACKMAP_MAX_DEPTH, bin->index_bits);
 	memcpy(bin->buf, &hdr, sizeof(hdr));
 	bin->len = sizeof(hdr);
 
@@ -736,8 +735,9 @@ static int stackmap_bin_check(struct stackmap_bin *bin)
 	depot = stackmap_depot(bin->tr);
 	if (!depot || bin->epoch != bin->tr->stackmap.epoch)
 		return -ESTALE;
+	/* The tag comes back once the id space wraps; the count does not. */
 	stackdepot_lf_stats(depot, &stats);
-	if (stats.resetting || stats.generation != bin->gen)
+	if (stats.resets != bin->resets)
 		return -ESTALE;
 	return 0;
 }

@@ -25,7 +25,7 @@ struct dentry;
 
 /* Binary export (stack_map_bin), all fields in native byte order. */
 #define TRACE_STACKMAP_BIN_MAGIC	0x46534D42U	/* "FSMB" */
-#define TRACE_STACKMAP_BIN_VERSION	1
+#define TRACE_STACKMAP_BIN_VERSION	2
 /* Header flag: the addresses are real, not zeroed. */
 #define TRACE_STACKMAP_BIN_ADDRS	0x1U
 
@@ -39,7 +39,9 @@ struct dentry;
  * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
  * @max_depth: deepest record the depot can hold
  * @record_size: size of struct trace_stackmap_bin_record
- * @reserved: zero
+ * @index_bits: low bits of an id that index the depot's table; the bits
+ *	above are the generation tag. Version 1 had a zero field here and a
+ *	fixed split of 20 bits.
  */
 struct trace_stackmap_bin_header {
 	u32 magic;
@@ -50,7 +52,7 @@ struct trace_stackmap_bin_header {
 	u32 flags;
 	u32 max_depth;
 	u32 record_size;
-	u32 reserved;
+	u32 index_bits;
 };
 
 /**
@@ -73,20 +75,18 @@ struct trace_stackmap_bin_record {
  * struct trace_stackmap - stackmap state embedded in each trace_array
  * @depot: the depot, NULL until the option is first enabled
  * @size: capacity in distinct stacks of the next depot, 0 for the default
- * @last_gen: last generation of the depot freed by a resize, 0 if none
  * @epoch: bumped every time @depot is replaced, so open readers notice
  * @expand: print stack ids as full stacks in the trace file
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  *
- * @size, @last_gen and @epoch are protected by the adapter's mutex; @depot
+ * @size and @epoch are protected by the adapter's mutex; @depot
  * is written under it and read locklessly by the recording and print
  * paths; @expand and @drops_context are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
 	unsigned int			size;
-	u32				last_gen;
 	u32				epoch;
 	bool				expand;
 	atomic_long_t			drops_context;
@@ -105,7 +105,7 @@ void trace_stackmap_free(struct trace_array *tr);
 int trace_stackmap_parse_cmd(const char *buf, size_t len);
 void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
 				  u32 generation, u32 nr_records, u32 flags,
-				  u32 max_depth);
+				  u32 max_depth, u32 index_bits);
 size_t trace_stackmap_encode_record(void *buf,
 				    const struct stackdepot_lf_info *info,
 				    const unsigned long *entries, bool addrs);

@@ -79,7 +79,7 @@ static void stackmap_encode_header_test(struct kunit *test)
 
 	memset(&hdr, 0xff, sizeof(hdr));
 	trace_stackmap_encode_header(&hdr, 7, 3, TRACE_STACKMAP_BIN_ADDRS,
-				     128);
+				     128, 14);
 	memcpy(raw, &hdr, sizeof(raw));
 
 	KUNIT_EXPECT_EQ(test, sizeof(hdr), 32);
@@ -93,7 +93,9 @@ static void stackmap_encode_header_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hdr.max_depth, 128);
 	KUNIT_EXPECT_EQ(test, hdr.record_size,
 			sizeof(struct trace_stackmap_bin_record));
-	KUNIT_EXPECT_EQ(test, hdr.reserved, 0);
+	KUNIT_EXPECT_EQ(test, hdr.index_bits, 14);
+	KUNIT_EXPECT_EQ(test, raw[28] | raw[29] | raw[30] | raw[31], 14);
+	KUNIT_EXPECT_EQ(test, hdr.version, 2);
 }
 
 static const unsigned long encode_stack[] = {

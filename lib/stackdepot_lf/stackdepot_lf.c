@@ -7,13 +7,23 @@
  * A depot is an open-addressing hash table of u32 slots plus an arena of
  * variable-length records (struct sdlf_record: an 8-byte header and the
  * frames). A slot is 0 while empty; otherwise it holds the arena offset of
- * its record in 8-byte units plus one. Within a generation a slot changes at
- * most once, from 0 to its record, and a published record never changes, so
- * readers need no retry loop. An id is the generation tag above the slot
- * index; lookup goes straight to the slot.
+ * its record in 8-byte granules plus one. Within a generation a slot
+ * changes at most once, from 0 to its record, and a published record never
+ * changes, so readers need no retry loop.
+ *
+ * Ids
+ * ---
+ * Each generation of each depot is given a range of 2^@index_bits ids, as
+ * many as its table has slots, aligned to its size: the id of slot @pos is
+ * the base of the range plus @pos, and the generation tag is the id above
+ * @index_bits. Ranges are handed out system-wide in order (sdlf_ids_alloc()),
+ * so an id resolves in the one depot and generation it came from, and in
+ * no other until the 2^32 id values have all been handed out again. Range
+ * 0 is never handed out, so 0 is never an id.
  *
  * Coding conventions in this file: @depot is the depot, @val a slot value,
- * @pos a slot index, @state the generation state word (tag << 1 | busy bit).
+ * @pos a slot index, @state the generation state word (the base of the
+ * generation's id range, with the busy bit set during a reset).
  *
  * Ordering guarantees
  * -------------------
@@ -26,13 +36,13 @@
  *   sdlf_read_lock() and start with smp_load_acquire() of @state. Reset
  *   sets the busy bit, waits for all read sections with sdlf_synchronize(),
  *   clears the table and arena with no reader or writer left that saw the
- *   old generation, and publishes the next tag with smp_store_release().
- *   Hence a caller that sees a generation sees that generation's table,
- *   and nobody observes a record while it is cleared or rewritten. That
- *   holds only for callers a grace period waits for: sdlf_read_lock() tells
- *   the others (a CPU going offline after RCU stopped waiting for it, code
- *   where RCU is not watching), which get -EPERM and touch nothing but
- *   their statistics counter.
+ *   old generation, counts the reset, and publishes the next range with
+ *   smp_store_release(). Hence a caller that sees a generation sees that
+ *   generation's table and reset count, and nobody observes a record while
+ *   it is cleared or rewritten. That holds only for callers a grace period
+ *   waits for: sdlf_read_lock() tells the others (a CPU going offline after
+ *   RCU stopped waiting for it, code where RCU is not watching), which get
+ *   -EPERM and touch nothing but their statistics counter.
  * - Arena reuse within a generation: a caller that lost a publication race
  *   gives its unpublished record's space back with a release cmpxchg on
  *   @arena_used, and allocations take space with an acquire cmpxchg, so
@@ -63,7 +73,6 @@
 #define SDLF_BUSY		1U
 /* Iterator state of a walk that saw a reset; odd, so never a live state */
 #define SDLF_ITER_STALE		U32_MAX
-#define SDLF_INDEX_MASK		((1U << STACKDEPOT_LF_ID_INDEX_BITS) - 1)
 #define SDLF_GRANULE		8U
 /* Copies of the hit counters; a power of two */
 #define SDLF_REF_STRIPES	8U
@@ -90,6 +99,7 @@ struct stackdepot_lf {
 	/* Read-mostly: set at create, @state changes only on reset. */
 	u32 state;
 	u32 slot_mask;
+	u32 index_bits;
 	u32 max_records;
 	u32 max_depth;
 	u32 max_probe;
@@ -112,6 +122,40 @@ struct stackdepot_lf {
 	struct mutex reset_lock ____cacheline_aligned;
 	atomic64_t resets;
 };
+
+/*
+ * The next free id, system-wide: each generation of each depot takes the
+ * next range of ids aligned to its table size (see "Ids" above).
+ */
+static DEFINE_MUTEX(sdlf_ids_lock);
+static u64 sdlf_ids_next;
+
+/* Take the id range of a new generation of a table of @slots slots. */
+static u32 sdlf_ids_alloc(u32 slots)
+{
+	u64 base;
+
+	mutex_lock(&sdlf_ids_lock);
+	base = ALIGN(sdlf_ids_next, (u64)slots);
+	/* Range 0 would hold id 0; after the last range, wrap to the first. */
+	if (!base || base + slots > (1ULL << 32))
+		base = slots;
+	sdlf_ids_next = base + slots;
+	mutex_unlock(&sdlf_ids_lock);
+	return base;
+}
+
+/*
+ * Move the system-wide id cursor, so that the KUnit suite can reach the
+ * wrap of the id space without 2^32 ids' worth of resets.
+ */
+VISIBLE_IF_KUNIT void sdlf_ids_set_next(u64 next)
+{
+	mutex_lock(&sdlf_ids_lock);
+	sdlf_ids_next = next;
+	mutex_unlock(&sdlf_ids_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_ids_set_next);
 
 /* Count an event of the calling CPU; called in a read section. */
 static __always_inline void sdlf_count(local64_t __percpu *counter)
@@ -196,10 +240,10 @@ static inline u32 sdlf_record_granules(unsigned int depth)
 	return DIV_ROUND_UP(STACKDEPOT_LF_RECORD_SIZE(depth), SDLF_GRANULE);
 }
 
+/* The id of slot @pos in the generation of @state, which is not busy */
 static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
 {
-	return stackdepot_lf_u32_to_id((state >> 1) << STACKDEPOT_LF_ID_INDEX_BITS |
-				       pos);
+	return stackdepot_lf_u32_to_id(state | pos);
 }
 
 /*
@@ -417,37 +461,35 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 			 struct stackdepot_lf_info *info)
 {
 	u32 raw = stackdepot_lf_id_to_u32(id);
-	u32 pos = raw & SDLF_INDEX_MASK;
 	u32 state, val;
 	int ret;
 
-	if (!depot || !stackdepot_lf_id_gen(id) || pos > depot->slot_mask)
+	/* Range 0 is never handed out: such a value is nobody's id. */
+	if (!depot || raw <= depot->slot_mask)
 		return -EINVAL;
 
 	if (!sdlf_read_lock()) {
 		ret = -EPERM;
 		goto out;
 	}
-	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	/*
+	 * Pairs with smp_store_release() in stackdepot_lf_reset(). A busy
+	 * state has a bit set that no range base has.
+	 */
 	state = smp_load_acquire(&depot->state);
-	if ((state & SDLF_BUSY) || (state >> 1) != stackdepot_lf_id_gen(id)) {
+	if ((raw & ~depot->slot_mask) != state) {
 		ret = -ESTALE;
 		goto out;
 	}
 	/* Pairs with cmpxchg_release() in sdlf_slot_publish(). */
-	val = smp_load_acquire(&depot->slots[pos]);
-	ret = val ? sdlf_copy(depot, state, pos, val, entries, size, info) :
-		    -ENOENT;
+	val = smp_load_acquire(&depot->slots[raw & depot->slot_mask]);
+	ret = val ? sdlf_copy(depot, state, raw & depot->slot_mask, val,
+			      entries, size, info) : -ENOENT;
 out:
 	sdlf_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_lookup);
-
-static u32 sdlf_next_gen(u32 gen)
-{
-	return gen >= STACKDEPOT_LF_GEN_MAX ? 1 : gen + 1;
-}
 
 void stackdepot_lf_reset(struct stackdepot_lf *depot)
 {
@@ -478,20 +520,48 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 
 	/*
 	 * Pairs with smp_load_acquire() of ->state: whoever sees the new
-	 * generation sees the cleared table and counters.
+	 * generation sees the cleared table, the counters and the new reset
+	 * count.
 	 */
-	smp_store_release(&depot->state, sdlf_next_gen(state >> 1) << 1);
+	smp_store_release(&depot->state, sdlf_ids_alloc(depot->slot_mask + 1));
 	mutex_unlock(&depot->reset_lock);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
 
+u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
+{
+	/* Pairs with the stores to ->state in stackdepot_lf_reset(). */
+	return depot ? READ_ONCE(depot->state) >> depot->index_bits : 0;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_generation);
+
+u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
+{
+	return depot ? stackdepot_lf_id_to_u32(id) >> depot->index_bits : 0;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_id_gen);
+
 void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
 			      struct stackdepot_lf *depot)
 {
+	u32 state;
+
 	iter->depot = depot;
 	iter->pos = 0;
-	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
-	iter->state = depot ? smp_load_acquire(&depot->state) : SDLF_ITER_STALE;
+	iter->state = SDLF_ITER_STALE;
+	iter->resets = 0;
+	if (!depot)
+		return;
+	if (sdlf_read_lock()) {
+		/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+		state = smp_load_acquire(&depot->state);
+		if (!(state & SDLF_BUSY)) {
+			iter->state = state;
+			/* Written before the release above, by the last reset. */
+			iter->resets = atomic64_read(&depot->resets);
+		}
+	}
+	sdlf_read_unlock();
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_iter_start);
 
@@ -512,8 +582,13 @@ int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
 		ret = -EPERM;
 		goto out;
 	}
-	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
-	if (smp_load_acquire(&depot->state) != iter->state) {
+	/*
+	 * Pairs with smp_store_release() in stackdepot_lf_reset(). The reset
+	 * count, not the id range, tells whether a reset happened: a range
+	 * comes back once the id space wraps.
+	 */
+	if (smp_load_acquire(&depot->state) != iter->state ||
+	    atomic64_read(&depot->resets) != iter->resets) {
 		iter->state = SDLF_ITER_STALE;
 		ret = -ESTALE;
 		goto out;
@@ -547,8 +622,9 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 
 	/* Pairs with the stores to ->state in stackdepot_lf_reset(). */
 	state = READ_ONCE(depot->state);
-	stats->generation = state >> 1;
+	stats->generation = state >> depot->index_bits;
 	stats->resetting = state & SDLF_BUSY;
+	stats->index_bits = depot->index_bits;
 	stats->records = atomic_read(&depot->nr_records);
 	stats->max_records = depot->max_records;
 	stats->table_slots = depot->slot_mask + 1;
@@ -586,7 +662,6 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 	    params->max_probe > STACKDEPOT_LF_MAX_PROBE ||
 	    params->flags & ~STACKDEPOT_LF_COUNT_REFS ||
-	    params->first_gen > STACKDEPOT_LF_GEN_MAX ||
 	    params->arena_size <
 	    (size_t)sdlf_record_granules(params->max_depth) * SDLF_GRANULE ||
 	    params->arena_size > STACKDEPOT_LF_MAX_ARENA)
@@ -637,8 +712,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	if (!depot)
 		return ERR_PTR(-ENOMEM);
 
-	depot->state = (params->first_gen ?: 1) << 1;
 	depot->slot_mask = slots - 1;
+	depot->index_bits = ilog2(slots);
 	depot->max_records = params->max_records;
 	depot->max_depth = params->max_depth;
 	depot->max_probe = min(params->max_probe ?: STACKDEPOT_LF_DEFAULT_PROBE,
@@ -662,6 +737,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 		stackdepot_lf_destroy(depot);
 		return ERR_PTR(-ENOMEM);
 	}
+	/* Not yet published: nobody reads ->state before we return. */
+	depot->state = sdlf_ids_alloc(slots);
 	return depot;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_create);

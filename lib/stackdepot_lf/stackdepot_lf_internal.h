@@ -82,6 +82,8 @@ static inline void sdlf_synchronize(void)
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Replaced by the KUnit suite through kunit_activate_static_stub(). */
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+/* Lets the KUnit suite reach the wrap of the id space. */
+void sdlf_ids_set_next(u64 next);
 #endif
 
 #endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */

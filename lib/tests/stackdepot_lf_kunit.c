@@ -104,10 +104,12 @@ static void test_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.records, 1U);
 	KUNIT_EXPECT_EQ(test, stats.inserts, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.hits, 0ULL);
-	KUNIT_EXPECT_EQ(test, stats.generation, 1U);
+	KUNIT_EXPECT_NE(test, stats.generation, 0U);
+	KUNIT_EXPECT_EQ(test, stats.index_bits, 11U);
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)STACKDEPOT_LF_RECORD_SIZE(12));
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 1U);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, id), stats.generation);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), stats.generation);
 }
 
 static void test_same_and_different(struct kunit *test)
@@ -182,14 +184,15 @@ static void test_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, stackdepot_lf_get_id(depot, entries, 0, &id));
 	KUNIT_EXPECT_EQ(test, -EINVAL, stackdepot_lf_lookup(NULL, id, entries,
 							    TEST_DEPTH, NULL));
-	/* 0 is never an id; neither is an index beyond the table. */
+	/* 0 is never an id; nor is anything in range 0, tag 0. */
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(0),
 					     entries, TEST_DEPTH, NULL));
-	raw = (1U << STACKDEPOT_LF_ID_INDEX_BITS) | (4096 - 1);
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(2047),
 					     entries, TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, 0U,
+			stackdepot_lf_id_gen(depot, stackdepot_lf_u32_to_id(2047)));
 
 	good = get_id(test, depot, 8, 1);
 	/* A free slot of the current generation: no such record. */
@@ -197,9 +200,13 @@ static void test_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ENOENT,
 			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
 					     entries, TEST_DEPTH, NULL));
-	/* The right slot with another generation's tag. */
-	raw = stackdepot_lf_id_to_u32(good) + (1U << STACKDEPOT_LF_ID_INDEX_BITS);
+	/* The right slot with the next or the previous generation's tag. */
+	raw = stackdepot_lf_id_to_u32(good) + 2048;
 	KUNIT_EXPECT_EQ(test, -ESTALE,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+					     entries, TEST_DEPTH, NULL));
+	raw = stackdepot_lf_id_to_u32(good) - 2048;
+	KUNIT_EXPECT_EQ(test, raw > 2047 ? -ESTALE : -EINVAL,
 			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
 					     entries, TEST_DEPTH, NULL));
 	/* Buffer too small: nothing copied. */
@@ -456,12 +463,15 @@ static void test_reset(struct kunit *test)
 	struct stackdepot_lf_stats stats;
 	unsigned int i;
 
+	u32 gen;
+
 	for (i = 0; i < 4; i++)
 		old[i] = get_id(test, depot, 9, i);
+	gen = stackdepot_lf_generation(depot);
 	stackdepot_lf_reset(depot);
 
 	stackdepot_lf_stats(depot, &stats);
-	KUNIT_EXPECT_EQ(test, stats.generation, 2U);
+	KUNIT_EXPECT_GT(test, stats.generation, gen);
 	KUNIT_EXPECT_EQ(test, stats.records, 0U);
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
 	KUNIT_EXPECT_EQ(test, stats.resets, 1ULL);
@@ -477,7 +487,8 @@ static void test_reset(struct kunit *test)
 	for (i = 0; i < 4; i++) {
 		id = get_id(test, depot, 9, 10 + i);
 		expect_resolves(test, depot, id, 9, 10 + i);
-		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 2U);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, id),
+				stats.generation);
 	}
 	id = get_id(test, depot, 9, 0);
 	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
@@ -488,60 +499,97 @@ static void test_reset(struct kunit *test)
 						     TEST_DEPTH, NULL));
 }
 
+/*
+ * Generation tags are handed out system-wide: an id of one depot never
+ * resolves in another, whatever their sizes and slots.
+ */
+static void test_ids_system_wide(struct kunit *test)
+{
+	struct stackdepot_lf_params small = {
+		.max_records = 16,
+		.arena_size = 16 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *a = create_default(test);
+	struct stackdepot_lf *b = create_default(test);
+	struct stackdepot_lf *c = create_depot(test, &small);
+	stackdepot_lf_id_t ida, idb, idc;
+
+	/* The same stack, so the same slot in the two same-sized tables. */
+	ida = get_id(test, a, 6, 3);
+	idb = get_id(test, b, 6, 3);
+	idc = get_id(test, c, 6, 3);
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(ida),
+			stackdepot_lf_id_to_u32(idb));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ida) & 2047,
+			stackdepot_lf_id_to_u32(idb) & 2047);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(a, idb, got_buf,
+							    TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(b, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(a, idc, got_buf,
+							    TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(c, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	/* ...nor after the other depot was reset into new tags. */
+	stackdepot_lf_reset(a);
+	stackdepot_lf_reset(b);
+	ida = get_id(test, a, 6, 3);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(b, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(c, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	expect_resolves(test, a, ida, 6, 3);
+}
+
+/*
+ * The id space wraps after its last range: the next generation takes the
+ * first range (tag 1), never range 0, and a walk started before the reset
+ * stays stale even when the new generation gets the walk's own range.
+ */
 static void test_generation_wrap(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
-	unsigned long entries[TEST_DEPTH];
-	stackdepot_lf_id_t first, id;
 	struct stackdepot_lf_stats stats;
-	unsigned int i;
+	struct stackdepot_lf_iter iter;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t last, id;
+	u32 max_tag = (1U << (32 - 11)) - 1;
 
-	first = get_id(test, depot, 5, 1);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(first), 1U);
+	/* The last range of the 32-bit id space, for tables of 2^11 slots. */
+	sdlf_ids_set_next((u64)max_tag << 11);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), max_tag);
+	last = get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, last), max_tag);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(last) >> 11, max_tag);
+	expect_resolves(test, depot, last, 5, 1);
 
-	/* STACKDEPOT_LF_GEN_MAX - 1 resets reach the last tag... */
-	for (i = 1; i < STACKDEPOT_LF_GEN_MAX; i++) {
-		stackdepot_lf_reset(depot);
-		if (i % 512 == 0)
-			cond_resched();
-	}
-	id = get_id(test, depot, 5, 1);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
-	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(depot, first, entries,
-							    TEST_DEPTH, NULL));
-
-	/* ...and one more wraps to tag 1, skipping 0. */
 	stackdepot_lf_reset(depot);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.generation, 1U);
-	KUNIT_EXPECT_EQ(test, stats.resets, (u64)STACKDEPOT_LF_GEN_MAX);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(depot, last, got_buf,
+							    TEST_DEPTH, NULL));
 	id = get_id(test, depot, 5, 1);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), 1U);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, id), 1U);
+	KUNIT_EXPECT_GT(test, stackdepot_lf_id_to_u32(id), 2047U);
 	expect_resolves(test, depot, id, 5, 1);
-}
 
-static void test_first_gen(struct kunit *test)
-{
-	struct stackdepot_lf_params p = {
-		.max_records = 64,
-		.arena_size = 64 * RS(TEST_DEPTH),
-		.max_depth = TEST_DEPTH,
-		.first_gen = STACKDEPOT_LF_GEN_MAX,
-	};
-	struct stackdepot_lf *depot = create_depot(test, &p);
-	stackdepot_lf_id_t id;
-
-	/* A depot replacing another goes on from the given tag... */
-	id = get_id(test, depot, 4, 9);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
-	expect_resolves(test, depot, id, 4, 9);
-	/* ...and wraps from there like any other. */
+	/* A reset that hands the walk's own range out again. */
+	stackdepot_lf_iter_start(&iter, depot);
+	sdlf_ids_set_next(1ULL << 11);
 	stackdepot_lf_reset(depot);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(get_id(test, depot, 4, 9)), 1U);
-
-	p.first_gen = STACKDEPOT_LF_GEN_MAX + 1;
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)),
-			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
+	get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			stackdepot_lf_iter_next(&iter, got_buf, TEST_DEPTH,
+						&info));
+	/*
+	 * That is the documented bound: an id of the range's earlier
+	 * generation resolves again, to the stack now stored in its slot.
+	 */
+	KUNIT_EXPECT_EQ(test, 5, stackdepot_lf_lookup(depot, id, got_buf,
+						      TEST_DEPTH, NULL));
 }
 
 /* Every size up to the documented limit is accepted, none above. */
@@ -618,7 +666,8 @@ static void test_iterator(struct kunit *test)
 	stackdepot_lf_iter_start(&iter, depot);
 	KUNIT_EXPECT_EQ(test, 3, stackdepot_lf_iter_next(&iter, entries,
 							 TEST_DEPTH, &info));
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(info.id), 2U);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, info.id),
+			stackdepot_lf_generation(depot));
 	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_iter_next(&iter, entries,
 							 TEST_DEPTH, &info));
 }
@@ -808,14 +857,17 @@ static void test_refs_concurrent(struct kunit *test)
  * must match it.
  */
 #define STRESS_STACKS	128
+/* Generations of one stress run: the resetter stops before this many. */
+#define STRESS_GENS	4096
 #define STRESS_OPS	200000
 #define STRESS_TIME	(HZ / 2)
 
 struct stress {
 	struct kunit *test;
 	struct stackdepot_lf *depot;
-	/* first id seen per generation tag and stack */
+	/* first id seen per generation (tag - @tag0) and stack */
 	u32 *first;
+	u32 tag0;
 	atomic_t running;
 	atomic_t errors;
 	atomic_long_t calls;
@@ -845,7 +897,7 @@ static int stress_insert(void *arg)
 		u32 nr = prandom_u32_state(&rnd) % STRESS_STACKS;
 		unsigned int depth = 1 + nr % TEST_DEPTH;
 		stackdepot_lf_id_t id;
-		u32 raw, prev, *first;
+		u32 raw, prev, gen, *first;
 		int ret;
 
 		make_stack(entries, depth, nr);
@@ -854,7 +906,13 @@ static int stress_insert(void *arg)
 			continue;
 		atomic_long_inc(&s->ok);
 		raw = stackdepot_lf_id_to_u32(id);
-		first = &s->first[stackdepot_lf_id_gen(id) * STRESS_STACKS + nr];
+		/* One depot resets here: its tags go up one at a time. */
+		gen = stackdepot_lf_id_gen(s->depot, id) - s->tag0;
+		if (gen >= STRESS_GENS) {
+			atomic_inc(&s->errors);
+			continue;
+		}
+		first = &s->first[gen * STRESS_STACKS + nr];
 		prev = cmpxchg(first, 0, raw);
 		if (prev && prev != raw) {
 			atomic_long_inc(&s->dup);
@@ -882,7 +940,7 @@ static int stress_reset(void *arg)
 	struct stress *s = arg;
 
 	while (atomic_read(&s->running) && !kthread_should_stop() &&
-	       s->resets < STACKDEPOT_LF_GEN_MAX - 2) {
+	       s->resets < STRESS_GENS - 2) {
 		usleep_range(500, 1000);
 		stackdepot_lf_reset(s->depot);
 		s->resets++;
@@ -927,13 +985,14 @@ static void test_stress(struct kunit *test)
 	threads = kunit_kcalloc(test, nthreads, sizeof(*threads), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, threads);
-	s->first = vzalloc((STACKDEPOT_LF_GEN_MAX + 1) * STRESS_STACKS *
+	s->first = vzalloc(STRESS_GENS * STRESS_STACKS *
 			   sizeof(u32));
 	KUNIT_ASSERT_NOT_NULL(test, s->first);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, vfree_action, s->first));
 	s->test = test;
 	s->depot = create_depot(test, &p);
+	s->tag0 = stackdepot_lf_generation(s->depot);
 	atomic_set(&s->running, nthreads);
 
 	for (i = 0; i < nthreads; i++) {
@@ -999,8 +1058,8 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_lost_race_accounting),
 	KUNIT_CASE(test_reset),
-	KUNIT_CASE_SLOW(test_generation_wrap),
-	KUNIT_CASE(test_first_gen),
+	KUNIT_CASE(test_ids_system_wide),
+	KUNIT_CASE(test_generation_wrap),
 	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),

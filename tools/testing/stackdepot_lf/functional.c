@@ -98,9 +98,11 @@ static void test_round_trip(void)
 	EXPECT_EQ(stats.records, 1);
 	EXPECT_EQ(stats.inserts, 1);
 	EXPECT_EQ(stats.hits, 0);
-	EXPECT_EQ(stats.generation, 1);
+	EXPECT_NE(stats.generation, 0);
+	EXPECT_EQ(stats.index_bits, 11);
 	EXPECT_EQ(stats.arena_used, RS(12));
-	EXPECT_EQ(stackdepot_lf_id_gen(id), 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(depot, id), stats.generation);
+	EXPECT_EQ(stackdepot_lf_generation(depot), stats.generation);
 	stackdepot_lf_destroy(depot);
 }
 
@@ -169,17 +171,21 @@ static void test_invalid(void)
 		  -EINVAL);
 	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(0),
 				       entries, TEST_DEPTH, NULL), -EINVAL);
-	raw = (1U << STACKDEPOT_LF_ID_INDEX_BITS) | (4096 - 1);
-	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(2047),
 				       entries, TEST_DEPTH, NULL), -EINVAL);
+	EXPECT_EQ(stackdepot_lf_id_gen(depot, stackdepot_lf_u32_to_id(2047)), 0);
 
 	good = get_id(depot, 8, 1);
 	raw = ID(good) ^ 1;
 	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
 				       entries, TEST_DEPTH, NULL), -ENOENT);
-	raw = ID(good) + (1U << STACKDEPOT_LF_ID_INDEX_BITS);
+	raw = ID(good) + 2048;
 	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
 				       entries, TEST_DEPTH, NULL), -ESTALE);
+	raw = ID(good) - 2048;
+	EXPECT_EQ(stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(raw),
+				       entries, TEST_DEPTH, NULL),
+		  raw > 2047 ? -ESTALE : -EINVAL);
 	memset(entries, 0, sizeof(entries));
 	EXPECT_EQ(stackdepot_lf_lookup(depot, good, entries, 7, NULL), -ENOSPC);
 	EXPECT_EQ(entries[0], 0);
@@ -196,19 +202,19 @@ struct param_case {
 };
 
 static const struct param_case param_cases[] = {
-	{ "minimum", { 16, RS(1), 1, 0, 0, NULL, 0 }, 0 },
-	{ "odd_sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL, 0 }, 0 },
-	{ "max_depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL, 0 }, 0 },
-	{ "too_few_records", { 15, RS(8) * 16, 8, 0, 0, NULL, 0 }, -EINVAL },
-	{ "too_many_records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL, 0 },
+	{ "minimum", { 16, RS(1), 1, 0, 0, NULL }, 0 },
+	{ "odd_sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL }, 0 },
+	{ "max_depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL }, 0 },
+	{ "too_few_records", { 15, RS(8) * 16, 8, 0, 0, NULL }, -EINVAL },
+	{ "too_many_records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL },
 	  -EINVAL },
-	{ "zero_depth", { 64, RS(8) * 16, 0, 0, 0, NULL, 0 }, -EINVAL },
-	{ "depth_too_big", { 64, RS(300) * 16, 257, 0, 0, NULL, 0 }, -EINVAL },
-	{ "arena_below_one_record", { 64, RS(8) - 1, 8, 0, 0, NULL, 0 }, -EINVAL },
-	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL, 0 },
+	{ "zero_depth", { 64, RS(8) * 16, 0, 0, 0, NULL }, -EINVAL },
+	{ "depth_too_big", { 64, RS(300) * 16, 257, 0, 0, NULL }, -EINVAL },
+	{ "arena_below_one_record", { 64, RS(8) - 1, 8, 0, 0, NULL }, -EINVAL },
+	{ "probe_too_long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
 	  -EINVAL },
-	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL, 0 }, -EINVAL },
-	{ "arena_too_big", { 64, STACKDEPOT_LF_MAX_ARENA + 8, 8, 0, 0, NULL, 0 },
+	{ "unknown_flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
+	{ "arena_too_big", { 64, STACKDEPOT_LF_MAX_ARENA + 8, 8, 0, 0, NULL },
 	  -EINVAL },
 };
 
@@ -512,11 +518,14 @@ static void test_reset(void)
 	struct stackdepot_lf_stats stats;
 	unsigned int i;
 
+	u32 gen;
+
 	for (i = 0; i < 4; i++)
 		old[i] = get_id(depot, 9, i);
+	gen = stackdepot_lf_generation(depot);
 	stackdepot_lf_reset(depot);
 	stackdepot_lf_stats(depot, &stats);
-	EXPECT_EQ(stats.generation, 2);
+	EXPECT_GT(stats.generation, gen);
 	EXPECT_EQ(stats.records, 0);
 	EXPECT_EQ(stats.arena_used, 0);
 	EXPECT_EQ(stats.resets, 1);
@@ -526,7 +535,7 @@ static void test_reset(void)
 	for (i = 0; i < 4; i++) {
 		id = get_id(depot, 9, 10 + i);
 		expect_resolves(depot, id, 9, 10 + i);
-		EXPECT_EQ(stackdepot_lf_id_gen(id), 2);
+		EXPECT_EQ(stackdepot_lf_id_gen(depot, id), stats.generation);
 	}
 	id = get_id(depot, 9, 0);
 	EXPECT_NE(ID(id), ID(old[0]));
@@ -536,29 +545,79 @@ static void test_reset(void)
 	stackdepot_lf_destroy(depot);
 }
 
+/* Tags are system-wide: an id of one depot never resolves in another. */
+static void test_ids_system_wide(void)
+{
+	struct stackdepot_lf_params small = {
+		.max_records = 16,
+		.arena_size = 16 * RS(TEST_DEPTH),
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *a = create_default(), *b = create_default();
+	struct stackdepot_lf *c = stackdepot_lf_create(&small);
+	stackdepot_lf_id_t ida, idb, idc;
+
+	ASSERT_TRUE(!IS_ERR_OR_NULL(c));
+	ida = get_id(a, 6, 3);
+	idb = get_id(b, 6, 3);
+	idc = get_id(c, 6, 3);
+	EXPECT_NE(ID(ida), ID(idb));
+	EXPECT_EQ(ID(ida) & 2047, ID(idb) & 2047);
+	EXPECT_EQ(stackdepot_lf_lookup(a, idb, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	EXPECT_EQ(stackdepot_lf_lookup(b, ida, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	EXPECT_EQ(stackdepot_lf_lookup(a, idc, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	EXPECT_EQ(stackdepot_lf_lookup(c, ida, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	stackdepot_lf_reset(a);
+	stackdepot_lf_reset(b);
+	ida = get_id(a, 6, 3);
+	EXPECT_EQ(stackdepot_lf_lookup(b, ida, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	EXPECT_EQ(stackdepot_lf_lookup(c, ida, got_buf, TEST_DEPTH, NULL), -ESTALE);
+	expect_resolves(a, ida, 6, 3);
+	stackdepot_lf_destroy(a);
+	stackdepot_lf_destroy(b);
+	stackdepot_lf_destroy(c);
+}
+
+/*
+ * The wrap of the id space, and a walk that must stay stale when the new
+ * generation gets the walk's own range back.
+ */
 static void test_generation_wrap(void)
 {
 	struct stackdepot_lf *depot = create_default();
-	unsigned long entries[TEST_DEPTH];
-	stackdepot_lf_id_t first, id;
 	struct stackdepot_lf_stats stats;
-	unsigned int i;
+	struct stackdepot_lf_iter iter;
+	struct stackdepot_lf_info info;
+	u32 max_tag = (1U << (32 - 11)) - 1;
+	stackdepot_lf_id_t last, id;
 
-	first = get_id(depot, 5, 1);
-	EXPECT_EQ(stackdepot_lf_id_gen(first), 1);
-	for (i = 1; i < STACKDEPOT_LF_GEN_MAX; i++)
-		stackdepot_lf_reset(depot);
-	id = get_id(depot, 5, 1);
-	EXPECT_EQ(stackdepot_lf_id_gen(id), STACKDEPOT_LF_GEN_MAX);
-	EXPECT_EQ(stackdepot_lf_lookup(depot, first, entries, TEST_DEPTH, NULL),
-		  -ESTALE);
+	sdlf_ids_set_next((u64)max_tag << 11);
+	stackdepot_lf_reset(depot);
+	EXPECT_EQ(stackdepot_lf_generation(depot), max_tag);
+	last = get_id(depot, 5, 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(depot, last), max_tag);
+	EXPECT_EQ(ID(last) >> 11, max_tag);
+	expect_resolves(depot, last, 5, 1);
+
 	stackdepot_lf_reset(depot);
 	stackdepot_lf_stats(depot, &stats);
 	EXPECT_EQ(stats.generation, 1);
-	EXPECT_EQ(stats.resets, STACKDEPOT_LF_GEN_MAX);
+	EXPECT_EQ(stackdepot_lf_lookup(depot, last, got_buf, TEST_DEPTH, NULL),
+		  -ESTALE);
 	id = get_id(depot, 5, 1);
-	EXPECT_EQ(stackdepot_lf_id_gen(id), 1);
+	EXPECT_EQ(stackdepot_lf_id_gen(depot, id), 1);
+	EXPECT_GT(ID(id), 2047);
 	expect_resolves(depot, id, 5, 1);
+
+	stackdepot_lf_iter_start(&iter, depot);
+	sdlf_ids_set_next(1ULL << 11);
+	stackdepot_lf_reset(depot);
+	EXPECT_EQ(stackdepot_lf_generation(depot), 1);
+	get_id(depot, 5, 1);
+	EXPECT_EQ(stackdepot_lf_iter_next(&iter, got_buf, TEST_DEPTH, &info),
+		  -ESTALE);
+	/* The documented bound: the earlier id of the range resolves. */
+	EXPECT_EQ(stackdepot_lf_lookup(depot, id, got_buf, TEST_DEPTH, NULL), 5);
 	stackdepot_lf_destroy(depot);
 }
 
@@ -624,7 +683,8 @@ static void test_iterator(void)
 
 	stackdepot_lf_iter_start(&iter, depot);
 	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 3);
-	EXPECT_EQ(stackdepot_lf_id_gen(info.id), 2);
+	EXPECT_EQ(stackdepot_lf_id_gen(depot, info.id),
+		  stackdepot_lf_generation(depot));
 	EXPECT_EQ(stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info), 0);
 	stackdepot_lf_destroy(depot);
 }
@@ -763,6 +823,7 @@ static const struct test_case cases[] = {
 	{ "lost_race_accounting", test_lost_race_accounting },
 	{ "invisible_caller", test_invisible_caller },
 	{ "reset", test_reset },
+	{ "ids_system_wide", test_ids_system_wide },
 	{ "generation_wrap", test_generation_wrap },
 	{ "arena_limit", test_arena_limit },
 	{ "iterator", test_iterator },

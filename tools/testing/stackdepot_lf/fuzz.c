@@ -26,6 +26,7 @@ struct model {
 	struct stackdepot_lf *depot;
 	struct stackdepot_lf_params p;
 	u32 gen;
+	u32 bits;	/* index bits of the ids */
 	unsigned int nr_ids;
 	u32 ids[FUZZ_MAX_IDS];
 	u16 stack[FUZZ_MAX_IDS];
@@ -129,7 +130,8 @@ static void op_get_id(struct model *m, struct input *in)
 			CHECK(after.drops_probe == before.drops_probe + 1);
 		return;
 	}
-	CHECK(stackdepot_lf_id_gen(id) == m->gen);
+	CHECK(stackdepot_lf_id_gen(m->depot, id) == m->gen);
+	CHECK(stackdepot_lf_id_to_u32(id) >> m->bits == m->gen);
 	if (i >= 0) {
 		CHECK(stackdepot_lf_id_to_u32(id) == m->ids[i]);
 		CHECK(after.hits == before.hits + 1);
@@ -148,8 +150,7 @@ static void op_get_id(struct model *m, struct input *in)
 
 static void check_lookup(struct model *m, u32 raw, unsigned int size)
 {
-	u32 pos = raw & ((1U << STACKDEPOT_LF_ID_INDEX_BITS) - 1);
-	u32 gen = raw >> STACKDEPOT_LF_ID_INDEX_BITS;
+	u32 gen = raw >> m->bits;
 	struct stackdepot_lf_stats st;
 	struct stackdepot_lf_info info;
 	unsigned long want[STACKDEPOT_LF_MAX_DEPTH];
@@ -160,7 +161,8 @@ static void check_lookup(struct model *m, u32 raw, unsigned int size)
 	got[0] = 0x5a5a;
 	ret = stackdepot_lf_lookup(m->depot, stackdepot_lf_u32_to_id(raw), got,
 				   size, &info);
-	if (!gen || pos >= st.table_slots) {
+	CHECK(st.table_slots == 1U << m->bits);
+	if (!gen) {
 		CHECK(ret == -EINVAL);
 		return;
 	}
@@ -200,8 +202,8 @@ static void op_lookup(struct model *m, struct input *in)
 		raw = m->nr_old ? m->old_ids[b % m->nr_old] : 0;
 		break;
 	case 2:		/* the current tag on any slot */
-		raw = m->gen << STACKDEPOT_LF_ID_INDEX_BITS |
-		      (b | next_byte(in) << 8);
+		raw = m->gen << m->bits |
+		      ((b | next_byte(in) << 8) & ((1U << m->bits) - 1));
 		break;
 	default:	/* anything */
 		raw = next_byte(in) | next_byte(in) << 8 | b << 16 |
@@ -218,7 +220,9 @@ static void op_reset(struct model *m)
 	for (i = 0; i < m->nr_ids && m->nr_old < FUZZ_OLD_IDS; i++)
 		m->old_ids[m->nr_old++] = m->ids[i];
 	stackdepot_lf_reset(m->depot);
-	m->gen = m->gen >= STACKDEPOT_LF_GEN_MAX ? 1 : m->gen + 1;
+	/* A new tag; lower than the last only when the id space wrapped. */
+	CHECK(stackdepot_lf_generation(m->depot) != m->gen);
+	m->gen = stackdepot_lf_generation(m->depot);
 	m->nr_ids = 0;
 	m->arena_used = 0;
 	for (i = 0; i < m->nr_old; i++)
@@ -292,7 +296,8 @@ static bool model_create(struct model *m, struct input *in)
 	}
 	CHECK(m->depot);
 	CHECK(stackdepot_lf_mem_size(&m->p) >= m->p.arena_size);
-	m->gen = 1;
+	m->gen = stackdepot_lf_generation(m->depot);
+	m->bits = ilog2(roundup_pow_of_two(2 * m->p.max_records));
 	return true;
 }
 

@@ -39,6 +39,7 @@
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define min_t(type, a, b)	min((type)(a), (type)(b))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define ilog2(n)		(63 - __builtin_clzll(n))
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
@@ -150,6 +151,7 @@ struct mutex {
 	pthread_mutex_t lock;
 };
 
+#define DEFINE_MUTEX(m)		struct mutex m = { PTHREAD_MUTEX_INITIALIZER }
 #define mutex_init(m)		pthread_mutex_init(&(m)->lock, NULL)
 #define mutex_lock(m)		pthread_mutex_lock(&(m)->lock)
 #define mutex_unlock(m)		pthread_mutex_unlock(&(m)->lock)
@@ -172,6 +174,7 @@ extern void *sdlf_stub_real, *sdlf_stub_repl;
 void sdlf_stub_activate(void *real_fn, void *replacement);
 void sdlf_stub_deactivate(void);
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+void sdlf_ids_set_next(u64 next);
 
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
 /*

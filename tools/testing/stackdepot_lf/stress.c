@@ -24,6 +24,8 @@
 #define STRESS_STACKS	512
 #define STRESS_DEPTH	TEST_DEPTH
 #define RING_IDS	64
+/* Generations of one run: the resetter stops before this many. */
+#define STRESS_GENS	4096
 
 struct stress {
 	struct stackdepot_lf *depot;
@@ -31,8 +33,9 @@ struct stress {
 	u64 deadline;
 	unsigned long ops;
 	unsigned int depth[STRESS_STACKS];
-	/* first id seen per generation tag and stack */
+	/* first id seen per generation (tag - @tag0) and stack */
 	u32 *first;
+	u32 tag0;
 	int running;
 	unsigned long errors;
 	unsigned long resets;
@@ -79,9 +82,16 @@ static u32 stress_hash(const unsigned long *entries, unsigned int nr_entries)
 /* The id @raw of generation @gen is the one for stack @nr, or the first. */
 static void check_first(struct stress *s, u32 raw, u32 nr)
 {
-	u32 gen = stackdepot_lf_id_gen(stackdepot_lf_u32_to_id(raw));
-	u32 *first = &s->first[gen * STRESS_STACKS + nr];
-	u32 prev = 0;
+	u32 gen = stackdepot_lf_id_gen(s->depot, stackdepot_lf_u32_to_id(raw));
+	u32 *first, prev = 0;
+
+	/* The only depot of the process: its tags go up one at a time. */
+	if (gen - s->tag0 >= STRESS_GENS) {
+		stress_error(s, "id %#x has tag %u, the first was %u", raw, gen,
+			     s->tag0);
+		return;
+	}
+	first = &s->first[(gen - s->tag0) * STRESS_STACKS + nr];
 
 	if (!__atomic_compare_exchange_n(first, &prev, raw, false,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
@@ -212,12 +222,12 @@ static void *stress_insert(void *arg)
 		}
 		t->ok++;
 		raw = stackdepot_lf_id_to_u32(id);
-		if (depth > STRESS_DEPTH || !stackdepot_lf_id_gen(id)) {
+		if (depth > STRESS_DEPTH || !stackdepot_lf_id_gen(s->depot, id)) {
 			stress_error(s, "get_id of stack %u gave id %#x", nr, raw);
 			continue;
 		}
-		if (stackdepot_lf_id_gen(id) != gen) {
-			gen = stackdepot_lf_id_gen(id);
+		if (stackdepot_lf_id_gen(s->depot, id) != gen) {
+			gen = stackdepot_lf_id_gen(s->depot, id);
 			sweep = 0;
 		}
 		check_first(s, raw, nr);
@@ -277,7 +287,7 @@ static void *stress_resetter(void *arg)
 	struct sdlf_rng rng = { .state = ~s->seed };
 
 	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE) &&
-	       s->resets < STACKDEPOT_LF_GEN_MAX - 2) {
+	       s->resets < STRESS_GENS - 2) {
 		usleep(sdlf_rng_below(&rng, 2000));
 		stackdepot_lf_reset(s->depot);
 		s->resets++;
@@ -357,7 +367,7 @@ int main(int argc, char **argv)
 	rng.state = seed;
 	for (i = 0; i < STRESS_STACKS; i++)
 		s.depth[i] = 1 + sdlf_rng_below(&rng, STRESS_DEPTH + 4);
-	s.first = calloc((size_t)(STACKDEPOT_LF_GEN_MAX + 1) * STRESS_STACKS,
+	s.first = calloc((size_t)STRESS_GENS * STRESS_STACKS,
 			 sizeof(u32));
 	threads = calloc(nthreads, sizeof(*threads));
 	s.depot = stackdepot_lf_create(&p);
@@ -365,6 +375,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stress: setup failed\n");
 		return 1;
 	}
+	s.tag0 = stackdepot_lf_generation(s.depot);
 
 	s.running = nthreads;
 	s.deadline = sdlf_now_ns() + msec * 1000000ULL;
