@@ -529,7 +529,8 @@ static const struct file_operations stackmap_fops = {
 	.open		= stackmap_open,
 	.read		= seq_read,
 	.write		= stackmap_write,
-	.llseek		= seq_lseek,
+	/* Writers have no seq_file to seek: tracing_lseek() leaves them at 0. */
+	.llseek		= tracing_lseek,
 	.release	= stackmap_release,
 };
 
