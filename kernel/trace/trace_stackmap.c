@@ -50,13 +50,24 @@ static unsigned int stackmap_boot_size;
 static DEFINE_RAW_SPINLOCK(stackmap_print_lock);
 static unsigned long stackmap_print_buf[TRACE_STACKMAP_MAX_DEPTH];
 
+/*
+ * A depot size: decimal like the other tracefs numbers, digits only. A
+ * leading 0, once read as octal, is refused rather than read as decimal.
+ */
+static int stackmap_parse_size(const char *str, unsigned int *size)
+{
+	if (*str < '1' || *str > '9' || kstrtouint(str, 10, size) ||
+	    *size < TRACE_STACKMAP_MIN_SIZE || *size > TRACE_STACKMAP_MAX_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
 static int __init set_trace_stackmap_size(char *str)
 {
 	unsigned int size;
 
-	if (!str || kstrtouint(str, 0, &size) ||
-	    size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE) {
-		pr_warn("trace_stackmap_size= must be %u to %u, ignored\n",
+	if (!str || stackmap_parse_size(str, &size)) {
+		pr_warn("trace_stackmap_size= must be decimal, %u to %u, ignored\n",
 			TRACE_STACKMAP_MIN_SIZE, TRACE_STACKMAP_MAX_SIZE);
 		return -EINVAL;
 	}
@@ -839,12 +850,19 @@ static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 {
 	struct trace_array *tr = file->private_data;
 	unsigned int size;
+	char buf[16];
 	int ret = 0;
 
-	/* Garbage and overflow alike are -EINVAL, not -ERANGE. */
-	if (kstrtouint_from_user(ubuf, cnt, 0, &size))
+	/*
+	 * Garbage, overflow and overlong writes alike are -EINVAL; no
+	 * prefix of a longer write is taken for the number.
+	 */
+	if (!cnt || cnt >= sizeof(buf))
 		return -EINVAL;
-	if (size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE)
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	if (stackmap_parse_size(buf, &size))
 		return -EINVAL;
 
 	/* Keeps the option from being set while the depot is replaced. */
