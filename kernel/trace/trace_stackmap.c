@@ -28,10 +28,11 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -46,9 +47,20 @@ static bool stackmap_ready;
 /* Capacity of the top-level depot from trace_stackmap_size=, 0 if unset. */
 static unsigned int stackmap_boot_size;
 
-/* Buffer for expanding ids in the trace output, shared by all instances. */
-static DEFINE_RAW_SPINLOCK(stackmap_print_lock);
-static unsigned long stackmap_print_buf[TRACE_STACKMAP_MAX_DEPTH];
+/* Context levels of interrupt_context_level(): task, softirq, irq, NMI. */
+#define STACKMAP_PRINT_NESTING	4
+
+/*
+ * Frames of the ids being expanded in the trace output, per CPU and per
+ * context level: with preemption off, only a higher level can interrupt
+ * a printer on its CPU, so no lock is needed and ftrace_dump() never
+ * waits for one.
+ */
+struct stackmap_print_bufs {
+	unsigned long entries[STACKMAP_PRINT_NESTING][TRACE_STACKMAP_MAX_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct stackmap_print_bufs, stackmap_print_bufs);
 
 /*
  * A depot size: decimal like the other tracefs numbers, digits only. A
@@ -227,35 +239,33 @@ void trace_stackmap_free(struct trace_array *tr)
 
 /*
  * Print the stack of @id like a TRACE_STACK event. Returns false, having
- * printed nothing, if the id does not resolve or the buffer is busy.
+ * printed nothing, if the id does not resolve.
  */
 static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 				 u32 id, int flags)
 {
+	struct stackmap_print_bufs *bufs;
 	struct stackdepot_lf *depot;
-	unsigned long irqflags;
+	unsigned long *entries;
 	int depth, i;
 
-	/* ftrace_dump() may print from NMI: never spin there. */
-	if (in_nmi()) {
-		if (!raw_spin_trylock_irqsave(&stackmap_print_lock, irqflags))
-			return false;
-	} else {
-		raw_spin_lock_irqsave(&stackmap_print_lock, irqflags);
-	}
+	/* Keeps this CPU's buffer of this level ours until it is printed. */
+	preempt_disable_notrace();
+	bufs = this_cpu_ptr(&stackmap_print_bufs);
+	entries = bufs->entries[interrupt_context_level()];
 
-	/*
-	 * Interrupts are off, which makes this a sched-RCU reader.
-	 * Pairs with rcu_assign_pointer() in stackmap_create().
-	 */
+	/* Only the copy needs the depot, freed after synchronize_rcu(). */
+	rcu_read_lock_sched_notrace();
+	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
 	depot = rcu_dereference_sched(tr->stackmap.depot);
 	depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
-				     stackmap_print_buf,
-				     ARRAY_SIZE(stackmap_print_buf), NULL);
+				     entries, TRACE_STACKMAP_MAX_DEPTH, NULL);
+	rcu_read_unlock_sched_notrace();
+
 	if (depth > 0) {
 		trace_seq_puts(s, "<stack trace>\n");
 		for (i = 0; i < depth; i++) {
-			unsigned long ip = stackmap_print_buf[i];
+			unsigned long ip = entries[i];
 
 			trace_seq_puts(s, " => ");
 			if (ip == FTRACE_TRAMPOLINE_MARKER)
@@ -266,7 +276,7 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 		}
 	}
 
-	raw_spin_unlock_irqrestore(&stackmap_print_lock, irqflags);
+	preempt_enable_notrace();
 	return depth > 0;
 }
 
