@@ -262,12 +262,19 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 	bufs = this_cpu_ptr(&stackmap_print_bufs);
 	entries = bufs->entries[interrupt_context_level()];
 
-	/* Only the copy needs the depot, freed after synchronize_rcu(). */
+	/*
+	 * Only the copy needs the depot, freed after synchronize_rcu(), which
+	 * does not wait for a dump from a CPU RCU no longer waits for.
+	 */
 	rcu_read_lock_sched_notrace();
-	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
-	depot = rcu_dereference_sched(tr->stackmap.depot);
-	depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
-				     entries, TRACE_STACKMAP_MAX_DEPTH, NULL);
+	depth = -EPERM;
+	if (stackdepot_lf_caller_visible()) {
+		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+		depot = rcu_dereference_sched(tr->stackmap.depot);
+		depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
+					     entries, TRACE_STACKMAP_MAX_DEPTH,
+					     NULL);
+	}
 	rcu_read_unlock_sched_notrace();
 
 	if (depth > 0) {
