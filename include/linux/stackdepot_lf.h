@@ -49,9 +49,12 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 /* Largest arena: 4 GiB, or the largest multiple of 8 below it on 32-bit. */
 #define STACKDEPOT_LF_MAX_ARENA						\
 	(sizeof(size_t) > 4 ? (size_t)(4ULL << 30) : (size_t)(SIZE_MAX & ~7UL))
-/* Bytes of arena a record of @depth frames takes. */
+/*
+ * Bytes of arena a record of @depth frames takes: an 8-byte header and the
+ * frames, in 8-byte units (an odd depth leaves 4 bytes of padding on 32-bit).
+ */
 #define STACKDEPOT_LF_RECORD_SIZE(depth) \
-	(8 + (depth) * sizeof(unsigned long))
+	((8 + (depth) * sizeof(unsigned long) + 7) & ~(size_t)7)
 
 /* Flags for struct stackdepot_lf_params.flags */
 /* Count the get_id calls that returned each record (see stackdepot_lf_info). */
@@ -64,7 +67,8 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  *	table gets at least twice as many slots, rounded up to a power of two.
  * @arena_size: bytes for the records themselves; each record takes
  *	STACKDEPOT_LF_RECORD_SIZE(depth). At least one record of @max_depth
- *	must fit; at most %STACKDEPOT_LF_MAX_ARENA.
+ *	must fit; at most %STACKDEPOT_LF_MAX_ARENA, and the whole depot must
+ *	fit in a size_t (which on 32-bit a maximal arena does not).
  * @max_depth: deepest stack accepted, 1 to %STACKDEPOT_LF_MAX_DEPTH.
  *	Deeper stacks are refused with -E2BIG, never truncated.
  * @max_probe: slots examined before an insert gives up with -ENOSPC,
@@ -202,8 +206,8 @@ static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
  * All the memory the depot will ever use is allocated here.
  *
  * Context: Process context; may sleep.
- * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range, or
- * ERR_PTR(-ENOMEM).
+ * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range or the
+ * depot's size does not fit in a size_t, or ERR_PTR(-ENOMEM).
  */
 struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *params);
 

@@ -237,7 +237,7 @@ static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
 /* Arena granules a record of @depth frames takes */
 static inline u32 sdlf_record_granules(unsigned int depth)
 {
-	return DIV_ROUND_UP(STACKDEPOT_LF_RECORD_SIZE(depth), SDLF_GRANULE);
+	return STACKDEPOT_LF_RECORD_SIZE(depth) / SDLF_GRANULE;
 }
 
 /* The id of slot @pos in the generation of @state, which is not busy */

@@ -15,6 +15,7 @@
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/vmalloc.h>
@@ -602,12 +603,21 @@ static void test_arena_limit(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, STACKDEPOT_LF_MAX_ARENA % 8, 0UL);
-	KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p),
-			(size_t)STACKDEPOT_LF_MAX_ARENA);
-	p.arena_size += 8;
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
-	if (sizeof(size_t) > 4)
+	if (sizeof(size_t) > 4) {
 		KUNIT_EXPECT_EQ(test, (u64)STACKDEPOT_LF_MAX_ARENA, 4ULL << 30);
+		KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p),
+				(size_t)STACKDEPOT_LF_MAX_ARENA);
+		p.arena_size += 8;
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
+	} else {
+		/* The arena fits a size_t, the whole depot does not... */
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)),
+				(long)-EINVAL);
+		/* ...and sizes that do are not cut short by 32-bit arithmetic. */
+		p.arena_size = SZ_1G + SZ_512M;
+		KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p), p.arena_size);
+	}
 }
 
 static void test_iterator(struct kunit *test)

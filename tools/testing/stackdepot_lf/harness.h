@@ -38,7 +38,6 @@
 #define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define min_t(type, a, b)	min((type)(a), (type)(b))
-#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define ilog2(n)		(63 - __builtin_clzll(n))
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
