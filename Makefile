@@ -32,8 +32,8 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
 # next step still runs. Later issues add their steps here.
 TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
-	vmtest-check
-KUNIT_STEPS := kunit-uml kunit-x86_64
+	kunit-i386 vmtest-check
+KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386
 
 HARNESS := tools/testing/stackdepot_lf
 STACKMAP_TOOLS := tools/tracing/stackmap
@@ -68,10 +68,12 @@ help:
 	@echo '  tree          - unpack linux-source-6.12 into KSRC, apply'
 	@echo '                  patches/, overlay the project (every target'
 	@echo '                  does this first)'
-	@echo '  kunit         - KUnit suite on UML+KASAN and on x86_64 QEMU'
-	@echo '                  (TCG, -smp QEMU_SMP) with KCSAN and lockdep'
+	@echo '  kunit         - KUnit suite on UML+KASAN, on x86_64 QEMU'
+	@echo '                  (TCG, -smp QEMU_SMP) with KCSAN and lockdep,'
+	@echo '                  and on 32-bit i386 QEMU with lockdep'
 	@echo '  kunit-uml     - only the UML run'
 	@echo '  kunit-x86_64  - only the x86_64 QEMU run'
+	@echo '  kunit-i386    - only the 32-bit i386 QEMU run (lockdep)'
 	@echo '  check         - static gates on the project files: checkpatch'
 	@echo '                  --strict, kernel-doc, W=1 build, sparse (C=2)'
 	@echo '  harness       - userspace harness: functional tests, TSan and'
@@ -120,7 +122,7 @@ kunit: deps tree
 check: deps tree
 	$(call run-steps,check-gates)
 
-kunit-uml kunit-x86_64: deps tree
+kunit-uml kunit-x86_64 kunit-i386: deps tree
 	@scripts/kunit-run.sh $(@:kunit-%=%)
 
 check-gates: deps tree

@@ -4,11 +4,13 @@
 # Run the project's KUnit suites once with tools/testing/kunit/kunit.py
 # and record one result per test case, plus one console gate.
 #
-# Usage: kunit-run.sh uml|x86_64
+# Usage: kunit-run.sh uml|x86_64|i386
 #
 #   uml     ARCH=um with generic KASAN (scripts/kunit/uml.config)
 #   x86_64  QEMU TCG, -smp $QEMU_SMP, KCSAN + lockdep
 #           (scripts/kunit/x86_64.config)
+#   i386    32-bit QEMU TCG, -smp $QEMU_SMP, lockdep
+#           (scripts/kunit/i386.config)
 #
 # The kunitconfig is lib/tests/.kunitconfig plus the fragment. Logs go to
 # $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
@@ -20,7 +22,7 @@ set -euo pipefail
 
 scripts=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$scripts")
-run=${1:?usage: $0 uml|x86_64}
+run=${1:?usage: $0 uml|x86_64|i386}
 name=kunit-$run
 build=${BUILD:-$root/build}
 ksrc=${KSRC:-$build/linux}
@@ -40,6 +42,10 @@ uml)
 x86_64)
 	# KVM does not boot here; multi-threaded TCG gives real parallelism.
 	args+=(--arch=x86_64
+	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+	;;
+i386)
+	args+=(--arch=i386
 	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
 	;;
 *)
