@@ -29,10 +29,11 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -47,17 +48,39 @@ static bool stackmap_ready;
 /* Capacity of the top-level depot from trace_stackmap_size=, 0 if unset. */
 static unsigned int stackmap_boot_size;
 
-/* Buffer for expanding ids in the trace output, shared by all instances. */
-static DEFINE_RAW_SPINLOCK(stackmap_print_lock);
-static unsigned long stackmap_print_buf[TRACE_STACKMAP_MAX_DEPTH];
+/* Context levels of interrupt_context_level(): task, softirq, irq, NMI. */
+#define STACKMAP_PRINT_NESTING	4
+
+/*
+ * Frames of the ids being expanded in the trace output, per CPU and per
+ * context level: with preemption off, only a higher level can interrupt
+ * a printer on its CPU, so no lock is needed and ftrace_dump() never
+ * waits for one.
+ */
+struct stackmap_print_bufs {
+	unsigned long entries[STACKMAP_PRINT_NESTING][TRACE_STACKMAP_MAX_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct stackmap_print_bufs, stackmap_print_bufs);
+
+/*
+ * A depot size: decimal like the other tracefs numbers, digits only. A
+ * leading 0, once read as octal, is refused rather than read as decimal.
+ */
+static int stackmap_parse_size(const char *str, unsigned int *size)
+{
+	if (*str < '1' || *str > '9' || kstrtouint(str, 10, size) ||
+	    *size < TRACE_STACKMAP_MIN_SIZE || *size > TRACE_STACKMAP_MAX_SIZE)
+		return -EINVAL;
+	return 0;
+}
 
 static int __init set_trace_stackmap_size(char *str)
 {
 	unsigned int size;
 
-	if (!str || kstrtouint(str, 0, &size) ||
-	    size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE) {
-		pr_warn("trace_stackmap_size= must be %u to %u, ignored\n",
+	if (!str || stackmap_parse_size(str, &size)) {
+		pr_warn("trace_stackmap_size= must be decimal, %u to %u, ignored\n",
 			TRACE_STACKMAP_MIN_SIZE, TRACE_STACKMAP_MAX_SIZE);
 		return -EINVAL;
 	}
@@ -224,35 +247,40 @@ void trace_stackmap_free(struct trace_array *tr)
 
 /*
  * Print the stack of @id like a TRACE_STACK event. Returns false, having
- * printed nothing, if the id does not resolve or the buffer is busy.
+ * printed nothing, if the id does not resolve.
  */
 static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 				 u32 id, int flags)
 {
+	struct stackmap_print_bufs *bufs;
 	struct stackdepot_lf *depot;
-	unsigned long irqflags;
+	unsigned long *entries;
 	int depth, i;
 
-	/* ftrace_dump() may print from NMI: never spin there. */
-	if (in_nmi()) {
-		if (!raw_spin_trylock_irqsave(&stackmap_print_lock, irqflags))
-			return false;
-	} else {
-		raw_spin_lock_irqsave(&stackmap_print_lock, irqflags);
-	}
+	/* Keeps this CPU's buffer of this level ours until it is printed. */
+	preempt_disable_notrace();
+	bufs = this_cpu_ptr(&stackmap_print_bufs);
+	entries = bufs->entries[interrupt_context_level()];
 
 	/*
-	 * Interrupts are off, which makes this a sched-RCU reader.
-	 * Pairs with rcu_assign_pointer() in stackmap_create().
+	 * Only the copy needs the depot, freed after synchronize_rcu(), which
+	 * does not wait for a dump from a CPU RCU no longer waits for.
 	 */
-	depot = rcu_dereference_sched(tr->stackmap.depot);
-	depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
-				     stackmap_print_buf,
-				     ARRAY_SIZE(stackmap_print_buf), NULL);
+	rcu_read_lock_sched_notrace();
+	depth = -EPERM;
+	if (stackdepot_lf_caller_visible()) {
+		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+		depot = rcu_dereference_sched(tr->stackmap.depot);
+		depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
+					     entries, TRACE_STACKMAP_MAX_DEPTH,
+					     NULL);
+	}
+	rcu_read_unlock_sched_notrace();
+
 	if (depth > 0) {
 		trace_seq_puts(s, "<stack trace>\n");
 		for (i = 0; i < depth; i++) {
-			unsigned long ip = stackmap_print_buf[i];
+			unsigned long ip = entries[i];
 
 			trace_seq_puts(s, " => ");
 			if (ip == FTRACE_TRAMPOLINE_MARKER)
@@ -263,7 +291,7 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 		}
 	}
 
-	raw_spin_unlock_irqrestore(&stackmap_print_lock, irqflags);
+	preempt_enable_notrace();
 	return depth > 0;
 }
 
@@ -539,7 +567,8 @@ static const struct file_operations stackmap_fops = {
 	.open		= stackmap_open,
 	.read		= seq_read,
 	.write		= stackmap_write,
-	.llseek		= seq_lseek,
+	/* Writers have no seq_file to seek: tracing_lseek() leaves them at 0. */
+	.llseek		= tracing_lseek,
 	.release	= stackmap_release,
 };
 
@@ -852,12 +881,19 @@ static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 {
 	struct trace_array *tr = file->private_data;
 	unsigned int size;
+	char buf[16];
 	int ret = 0;
 
-	/* Garbage and overflow alike are -EINVAL, not -ERANGE. */
-	if (kstrtouint_from_user(ubuf, cnt, 0, &size))
+	/*
+	 * Garbage, overflow and overlong writes alike are -EINVAL; no
+	 * prefix of a longer write is taken for the number.
+	 */
+	if (!cnt || cnt >= sizeof(buf))
 		return -EINVAL;
-	if (size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE)
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	if (stackmap_parse_size(buf, &size))
 		return -EINVAL;
 
 	/* Keeps the option from being set while the depot is replaced. */

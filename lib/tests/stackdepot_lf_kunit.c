@@ -616,11 +616,15 @@ static void test_iterator(struct kunit *test)
 	unsigned long entries[TEST_DEPTH], want[TEST_DEPTH];
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
-	stackdepot_lf_id_t ids[100];
-	unsigned int seen[100] = { };
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, *seen;
+	stackdepot_lf_id_t *ids;
 	int ret;
 
+	/* Off the stack: 32-bit kernels allow frames of 1 KiB only. */
+	ids = kunit_kcalloc(test, 100, sizeof(*ids), GFP_KERNEL);
+	seen = kunit_kcalloc(test, 100, sizeof(*seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (i = 0; i < 100; i++)
 		ids[i] = get_id(test, depot, 1 + i % TEST_DEPTH, i);
 
