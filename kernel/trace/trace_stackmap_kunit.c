@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit cases for the parts of the ftrace stackmap adapter that need no
- * trace instance: the parser of writes to stack_map and the encoders of
- * the stack_map_bin stream.
+ * KUnit cases for the ftrace stackmap adapter: the parser of writes to
+ * stack_map, the encoders of the stack_map_bin stream and, on a trace
+ * instance created for the purpose, which ring buffers the recording path
+ * writes stack ids into. Those cases reach trace.c internals (option
+ * flags, trace_array_printk_buf()), so the suite is built in only.
  */
 
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/ring_buffer.h>
 #include <linux/string.h>
+#include <linux/trace.h>
 
 #include "trace.h"
 #include "trace_stackmap.h"
@@ -149,12 +156,367 @@ static void stackmap_encode_record_zeroed_test(struct kunit *test)
 	stackmap_encode_record_check(test, false);
 }
 
+/*
+ * Stack ids and trace instances
+ *
+ * An id means something only in the depot that issued it, so the recording
+ * path may write one only into a buffer of the instance whose depot it
+ * used. trace_array_printk() into an instance and trace_array_printk_buf()
+ * use the flags, and so the depot, of the instance that trace_printk()
+ * writes to (the top level unless an instance has set trace_printk_dest),
+ * whatever the buffer. These cases print from known functions and read
+ * every stack back from the buffers; the ground truth is that each stack
+ * passes through the function that printed it.
+ */
+
+#define STACKMAP_KUNIT_INSTANCE	"stackmap_kunit"
+#define STACKMAP_KUNIT_PRINTS	4U
+/* Frames between a printing function and the print: more than any skip. */
+#define STACKMAP_KUNIT_NEST	8
+
+struct stackmap_kunit_ctx {
+	struct trace_array	*top;
+	struct trace_array	*tr;
+	unsigned int		top_flags;
+	unsigned long		*entries;
+};
+
+/* What a walk of one ring buffer found. */
+struct stackmap_kunit_walk {
+	unsigned int	prints;		/* TRACE_PRINT entries */
+	unsigned int	ids;		/* TRACE_STACK_ID entries that resolved */
+	unsigned int	unresolved;	/* TRACE_STACK_ID entries that did not */
+	unsigned int	full;		/* TRACE_STACK entries */
+	unsigned int	found;		/* stacks through the printing function */
+	unsigned int	other;		/* stacks that do not pass through it */
+};
+
+static int stackmap_kunit_set_flag(struct trace_array *tr, unsigned int mask,
+				   bool on)
+{
+	/* The locks a write to options/<name> takes. */
+	guard(mutex)(&event_mutex);
+	guard(mutex)(&trace_types_lock);
+	return set_tracer_flag(tr, mask, on);
+}
+
+static void stackmap_kunit_set(struct kunit *test, struct trace_array *tr,
+			       unsigned int mask, bool on)
+{
+	KUNIT_ASSERT_EQ(test, stackmap_kunit_set_flag(tr, mask, on), 0);
+}
+
+static noinline int stackmap_kunit_nest(struct trace_array *tr,
+					struct trace_buffer *buffer, int tag,
+					int depth)
+{
+	int ret;
+
+	if (depth)
+		ret = stackmap_kunit_nest(tr, buffer, tag, depth - 1);
+	else if (buffer)
+		ret = trace_array_printk_buf(buffer, _THIS_IP_, "stackmap %d\n",
+					     tag);
+	else
+		ret = trace_array_printk(tr, _THIS_IP_, "stackmap %d\n", tag);
+	/* No tail call: every level keeps its frame. */
+	barrier();
+	return ret;
+}
+
+static void stackmap_kunit_prints(struct kunit *test, struct trace_array *tr,
+				  struct trace_buffer *buffer, int tag)
+{
+	int i;
+
+	for (i = 0; i < STACKMAP_KUNIT_PRINTS; i++)
+		KUNIT_EXPECT_GT(test, stackmap_kunit_nest(tr, buffer, tag,
+							  STACKMAP_KUNIT_NEST),
+				0);
+}
+
+/*
+ * One printing function per use, so that a stack printed by one cannot
+ * pass for another's; each prints its own @tag, which also keeps the
+ * compiler from folding them into one. Each sets *@ip to an address
+ * inside itself, then prints STACKMAP_KUNIT_PRINTS times into @buffer,
+ * or with trace_array_printk() into @tr if @buffer is NULL.
+ */
+#define STACKMAP_KUNIT_PRINTER(name, tag)				\
+static noinline void name(struct kunit *test, struct trace_array *tr,	\
+			  struct trace_buffer *buffer, unsigned long *ip) \
+{									\
+	*ip = _THIS_IP_;						\
+	stackmap_kunit_prints(test, tr, buffer, tag);			\
+	/* No tail call: the stacks must pass through this function. */	\
+	barrier();							\
+}
+
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_other, 1)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_own, 2)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_top, 3)
+#ifdef CONFIG_TRACER_MAX_TRACE
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_max_own, 4)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_max_other, 5)
+#endif
+
+/* Does the stack pass through the function that contains @ip? */
+static bool stackmap_kunit_through(const unsigned long *calls,
+				   unsigned int nr, unsigned long ip)
+{
+	unsigned long size, offset, start;
+	unsigned int i;
+
+	if (!kallsyms_lookup_size_offset(ip, &size, &offset))
+		return false;
+	start = ip - offset;
+	/* Return addresses follow a call, so never the first byte. */
+	for (i = 0; i < nr; i++)
+		if (calls[i] > start && calls[i] < start + size)
+			return true;
+	return false;
+}
+
+static void stackmap_kunit_count(struct stackmap_kunit_walk *walk,
+				 const unsigned long *calls, unsigned int nr,
+				 unsigned long ip)
+{
+	if (stackmap_kunit_through(calls, nr, ip))
+		walk->found++;
+	else
+		walk->other++;
+}
+
+/* Resolve @id as the output of @tr would: in the depot of @tr. */
+static int stackmap_kunit_lookup(struct stackmap_kunit_ctx *ctx,
+				 struct trace_array *tr, u32 id)
+{
+	struct stackdepot_lf *depot;
+	int depth;
+
+	rcu_read_lock_sched();
+	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+	depot = rcu_dereference_sched(tr->stackmap.depot);
+	depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
+				     ctx->entries, TRACE_STACKMAP_MAX_DEPTH,
+				     NULL);
+	rcu_read_unlock_sched();
+	return depth;
+}
+
+/*
+ * Read every entry of @buffer, a buffer whose output @tr prints, without
+ * consuming it, and sort its stacks by whether they pass through the
+ * function that contains @ip.
+ */
+static void stackmap_kunit_walk(struct stackmap_kunit_ctx *ctx,
+				struct trace_array *tr,
+				struct trace_buffer *buffer, unsigned long ip,
+				struct stackmap_kunit_walk *walk)
+{
+	struct ring_buffer_event *event;
+	struct ring_buffer_iter *iter;
+	struct stack_id_entry *sid;
+	struct stack_entry *stack;
+	struct trace_entry *ent;
+	int cpu, depth;
+	u64 ts;
+
+	memset(walk, 0, sizeof(*walk));
+	for_each_possible_cpu(cpu) {
+		iter = ring_buffer_read_start(buffer, cpu, GFP_KERNEL);
+		if (!iter)
+			continue;
+		while ((event = ring_buffer_iter_peek(iter, &ts))) {
+			ent = ring_buffer_event_data(event);
+			switch (ent->type) {
+			case TRACE_PRINT:
+				walk->prints++;
+				break;
+			case TRACE_STACK:
+				stack = (struct stack_entry *)ent;
+				walk->full++;
+				stackmap_kunit_count(walk, stack->caller,
+						     stack->size, ip);
+				break;
+			case TRACE_STACK_ID:
+				sid = (struct stack_id_entry *)ent;
+				depth = stackmap_kunit_lookup(ctx, tr, sid->id);
+				if (depth <= 0) {
+					walk->unresolved++;
+					break;
+				}
+				walk->ids++;
+				stackmap_kunit_count(walk, ctx->entries, depth,
+						     ip);
+				break;
+			}
+			ring_buffer_iter_advance(iter);
+		}
+		ring_buffer_read_finish(iter);
+	}
+}
+
+static void stackmap_kunit_restore(void *data)
+{
+	struct stackmap_kunit_ctx *ctx = data;
+
+	/* Setting trace_printk_dest takes trace_printk() back to the top. */
+	stackmap_kunit_set_flag(ctx->top, TRACE_ITER_TRACE_PRINTK, true);
+	stackmap_kunit_set_flag(ctx->top, TRACE_ITER_STACKMAP,
+				ctx->top_flags & TRACE_ITER_STACKMAP);
+	stackmap_kunit_set_flag(ctx->top, TRACE_ITER_STACKTRACE,
+				ctx->top_flags & TRACE_ITER_STACKTRACE);
+}
+
+static void stackmap_kunit_remove(void *data)
+{
+	struct trace_array *tr = data;
+
+	trace_array_put(tr);
+	trace_array_destroy(tr);
+}
+
+/*
+ * A fresh instance, and stackmap and stacktrace on in it and in the top
+ * level; all undone when the case ends, whether or not it passed.
+ */
+static struct stackmap_kunit_ctx *stackmap_kunit_setup(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_array *tr;
+	int ret;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->entries = kunit_kmalloc_array(test, TRACE_STACKMAP_MAX_DEPTH,
+					   sizeof(*ctx->entries), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->entries);
+
+	ctx->top = top_trace_array();
+	KUNIT_ASSERT_NOT_NULL(test, ctx->top);
+	if (!(ctx->top->trace_flags & TRACE_ITER_TRACE_PRINTK))
+		kunit_skip(test, "trace_printk() writes to another instance");
+	ctx->top_flags = ctx->top->trace_flags;
+	ret = kunit_add_action_or_reset(test, stackmap_kunit_restore, ctx);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	tr = trace_array_get_by_name(STACKMAP_KUNIT_INSTANCE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	ret = kunit_add_action_or_reset(test, stackmap_kunit_remove, tr);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ctx->tr = tr;
+	KUNIT_ASSERT_EQ(test, trace_array_init_printk(tr), 0);
+
+	stackmap_kunit_set(test, ctx->top, TRACE_ITER_STACKTRACE, true);
+	stackmap_kunit_set(test, ctx->top, TRACE_ITER_STACKMAP, true);
+	stackmap_kunit_set(test, tr, TRACE_ITER_STACKTRACE, true);
+	stackmap_kunit_set(test, tr, TRACE_ITER_STACKMAP, true);
+	return ctx;
+}
+
+/*
+ * trace_array_printk() into an instance while trace_printk() goes to the
+ * top level: the stack must be one the instance's output can print.
+ */
+static void stackmap_printk_other_instance_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx = stackmap_kunit_setup(test);
+	struct stackmap_kunit_walk walk;
+	unsigned long ip;
+
+	stackmap_kunit_print_other(test, ctx->tr, NULL, &ip);
+
+	stackmap_kunit_walk(ctx, ctx->tr, ctx->tr->array_buffer.buffer, ip,
+			    &walk);
+	KUNIT_EXPECT_EQ(test, walk.prints, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.other, 0);
+
+	stackmap_kunit_walk(ctx, ctx->top, ctx->top->array_buffer.buffer, ip,
+			    &walk);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, 0);
+}
+
+/*
+ * With trace_printk_dest set on the instance, its prints get ids from its
+ * own depot, and trace_array_printk_buf() into the top level's buffer must
+ * leave stacks the top level can print.
+ */
+static void stackmap_printk_own_instance_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx = stackmap_kunit_setup(test);
+	struct trace_buffer *top_buffer = ctx->top->array_buffer.buffer;
+	struct stackmap_kunit_walk walk;
+	unsigned long ip;
+
+	stackmap_kunit_set(test, ctx->tr, TRACE_ITER_TRACE_PRINTK, true);
+
+	stackmap_kunit_print_own(test, ctx->tr, NULL, &ip);
+	stackmap_kunit_walk(ctx, ctx->tr, ctx->tr->array_buffer.buffer, ip,
+			    &walk);
+	KUNIT_EXPECT_EQ(test, walk.prints, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.other, 0);
+	/* The depot is the buffer's own: ids are right, and expected. */
+	KUNIT_EXPECT_EQ(test, walk.ids, STACKMAP_KUNIT_PRINTS);
+
+	stackmap_kunit_print_top(test, NULL, top_buffer, &ip);
+	stackmap_kunit_walk(ctx, ctx->top, top_buffer, ip, &walk);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
+}
+
+/*
+ * The max (snapshot) buffer is the instance's too, swapped with its main
+ * buffer by update_max_tr(): ids from the instance's depot may go there,
+ * ids from the top level's may not.
+ */
+static void stackmap_printk_max_buffer_test(struct kunit *test)
+{
+#ifdef CONFIG_TRACER_MAX_TRACE
+	struct stackmap_kunit_ctx *ctx = stackmap_kunit_setup(test);
+	struct trace_buffer *max_buffer = ctx->tr->max_buffer.buffer;
+	struct stackmap_kunit_walk walk;
+	unsigned long ip;
+
+	stackmap_kunit_set(test, ctx->tr, TRACE_ITER_TRACE_PRINTK, true);
+	stackmap_kunit_print_max_own(test, NULL, max_buffer, &ip);
+	stackmap_kunit_walk(ctx, ctx->tr, max_buffer, ip, &walk);
+	KUNIT_EXPECT_EQ(test, walk.prints, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.other, 0);
+	KUNIT_EXPECT_EQ(test, walk.ids, STACKMAP_KUNIT_PRINTS);
+
+	/*
+	 * trace_printk() back to the top level: the flags, and the depot,
+	 * are the top level's, as for update_max_tr_single() on @tr.
+	 */
+	stackmap_kunit_set(test, ctx->top, TRACE_ITER_TRACE_PRINTK, true);
+	stackmap_kunit_print_max_other(test, NULL, max_buffer, &ip);
+	stackmap_kunit_walk(ctx, ctx->tr, max_buffer, ip, &walk);
+	KUNIT_EXPECT_EQ(test, walk.prints, 2 * STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
+	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, walk.other, STACKMAP_KUNIT_PRINTS);
+#else
+	kunit_skip(test, "no max buffer without CONFIG_TRACER_MAX_TRACE");
+#endif
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
 	KUNIT_CASE(stackmap_encode_header_test),
 	KUNIT_CASE(stackmap_encode_record_addrs_test),
 	KUNIT_CASE(stackmap_encode_record_zeroed_test),
+	KUNIT_CASE(stackmap_printk_other_instance_test),
+	KUNIT_CASE(stackmap_printk_own_instance_test),
+	KUNIT_CASE(stackmap_printk_max_buffer_test),
 	{}
 };
 
