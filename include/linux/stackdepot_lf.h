@@ -233,7 +233,9 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot);
  * code where RCU is not watching (idle and early entry code). Those
  * callers get -EPERM from the depot; a user that looks up its depot
  * pointer under RCU calls this first and does not touch the pointer when
- * it returns false.
+ * it returns false. The test is the CPU's bit in cpu_online_mask, which
+ * is set only while RCU waits for the CPU, so it also refuses a CPU that
+ * is still coming up and already watched: a safe, rare over-refusal.
  *
  * Context: Any context, with preemption disabled.
  * Return: true if the caller's preemption-disabled section is waited for
