@@ -145,17 +145,24 @@ static u32 sdlf_ids_alloc(u32 slots)
 	return base;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /*
  * Move the system-wide id cursor, so that the KUnit suite can reach the
- * wrap of the id space without 2^32 ids' worth of resets.
+ * wrap of the id space without 2^32 ids' worth of resets. Returns the old
+ * cursor, which the suite puts back: ranges must not be handed out twice.
  */
-VISIBLE_IF_KUNIT void sdlf_ids_set_next(u64 next)
+u64 sdlf_ids_set_next(u64 next)
 {
+	u64 old;
+
 	mutex_lock(&sdlf_ids_lock);
+	old = sdlf_ids_next;
 	sdlf_ids_next = next;
 	mutex_unlock(&sdlf_ids_lock);
+	return old;
 }
 EXPORT_SYMBOL_IF_KUNIT(sdlf_ids_set_next);
+#endif
 
 /* Count an event of the calling CPU; called in a read section. */
 static __always_inline void sdlf_count(local64_t __percpu *counter)

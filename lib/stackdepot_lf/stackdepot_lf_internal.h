@@ -25,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
@@ -83,7 +84,7 @@ static inline void sdlf_synchronize(void)
 /* Replaced by the KUnit suite through kunit_activate_static_stub(). */
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 /* Lets the KUnit suite reach the wrap of the id space. */
-void sdlf_ids_set_next(u64 next);
+u64 sdlf_ids_set_next(u64 next);
 #endif
 
 #endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */

@@ -543,6 +543,26 @@ static void test_ids_system_wide(struct kunit *test)
 	expect_resolves(test, a, ida, 6, 3);
 }
 
+static void restore_ids_cursor(void *old)
+{
+	sdlf_ids_set_next(*(u64 *)old);
+}
+
+/*
+ * Move the system-wide id cursor for this test only: the old one comes
+ * back when the test ends, so that no range is handed out twice.
+ */
+static void set_ids_cursor(struct kunit *test, u64 next)
+{
+	u64 *old = kunit_kzalloc(test, sizeof(*old), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	*old = sdlf_ids_set_next(next);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   restore_ids_cursor,
+							   old));
+}
+
 /*
  * The id space wraps after its last range: the next generation takes the
  * first range (tag 1), never range 0, and a walk started before the reset
@@ -558,7 +578,7 @@ static void test_generation_wrap(struct kunit *test)
 	u32 max_tag = (1U << (32 - 11)) - 1;
 
 	/* The last range of the 32-bit id space, for tables of 2^11 slots. */
-	sdlf_ids_set_next((u64)max_tag << 11);
+	set_ids_cursor(test, (u64)max_tag << 11);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), max_tag);
 	last = get_id(test, depot, 5, 1);
@@ -578,7 +598,7 @@ static void test_generation_wrap(struct kunit *test)
 
 	/* A reset that hands the walk's own range out again. */
 	stackdepot_lf_iter_start(&iter, depot);
-	sdlf_ids_set_next(1ULL << 11);
+	set_ids_cursor(test, 1ULL << 11);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
 	get_id(test, depot, 5, 1);

@@ -173,7 +173,9 @@ extern void *sdlf_stub_real, *sdlf_stub_repl;
 void sdlf_stub_activate(void *real_fn, void *replacement);
 void sdlf_stub_deactivate(void);
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
-void sdlf_ids_set_next(u64 next);
+u64 sdlf_ids_set_next(u64 next);
+#define IS_ENABLED(option)	1	/* only CONFIG_KUNIT is asked */
+#define in_nmi()		0
 
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
 /*
