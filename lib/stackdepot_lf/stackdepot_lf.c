@@ -282,7 +282,9 @@ static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
 VISIBLE_IF_KUNIT bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos,
 					u32 val)
 {
-	KUNIT_STATIC_STUB_REDIRECT(sdlf_slot_publish, depot, pos, val);
+	/* The stub lookup takes a spinlock: never from NMI. */
+	if (!in_nmi())
+		KUNIT_STATIC_STUB_REDIRECT(sdlf_slot_publish, depot, pos, val);
 	/*
 	 * Publish the record written by sdlf_record_build(). Pairs with the
 	 * smp_load_acquire() of slots in the probe loop, lookup and iteration.
