@@ -255,9 +255,9 @@ bool stackdepot_lf_caller_visible(void);
  * Lock-free: the call completes in a bounded number of its own steps unless
  * other callers keep winning the same arena allocation race.
  *
- * Context: Any context, including NMI and hard IRQ with interrupts off,
- * that a grace period waits for (see stackdepot_lf_caller_visible()).
- * Never sleeps, never allocates.
+ * Context: Any context, including NMI and hard IRQ with interrupts off;
+ * callers that a grace period would not wait for are refused (see
+ * stackdepot_lf_caller_visible()). Never sleeps, never allocates.
  * Return: 0 and *@id set on success; -EINVAL if @depot is NULL or
  * @nr_entries is 0; -E2BIG if @nr_entries exceeds the depot's max depth;
  * -ENOSPC if the depot is full or all probed slots are taken (one record
@@ -354,8 +354,9 @@ void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
  * Context: Any context.
  * Return: the depth of the record copied; 0 at the end of the walk;
  * -EPERM if a grace period would not wait for the caller; -ESTALE if the
- * depot was reset since stackdepot_lf_iter_start() (every later call
- * returns -ESTALE too); -ENOSPC if @size is too small for the
+ * depot was reset since stackdepot_lf_iter_start(), or was being reset or
+ * refused the caller when the walk started (every later call returns
+ * -ESTALE too); -ENOSPC if @size is too small for the
  * next record (the walk does not advance).
  */
 int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,

@@ -42,7 +42,8 @@
  *   it is cleared or rewritten. That holds only for callers a grace period
  *   waits for: sdlf_read_lock() tells the others (a CPU going offline after
  *   RCU stopped waiting for it, code where RCU is not watching), which get
- *   -EPERM and touch nothing but their statistics counter.
+ *   -EPERM having read only the depot's constant fields and counted in its
+ *   per-CPU statistics: the depot itself must still be valid for them.
  * - Arena reuse within a generation: a caller that lost a publication race
  *   gives its unpublished record's space back with a release cmpxchg on
  *   @arena_used, and allocations take space with an acquire cmpxchg, so
