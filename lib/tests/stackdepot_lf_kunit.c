@@ -1079,6 +1079,9 @@ static void test_stress(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, n, stats.records);
+	/* Lost races were counted exactly: the arena adds up. */
+	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost,
+			record_bytes(test, s->depot));
 }
 
 static struct kunit_case stackdepot_lf_cases[] = {

@@ -781,6 +781,72 @@ static void test_refs_concurrent(void)
 	stackdepot_lf_destroy(depot);
 }
 
+#define RACE_THREADS	4
+#define RACE_STACKS	200
+#define RACE_ROUNDS	400
+
+static struct {
+	struct stackdepot_lf *depot;
+	pthread_barrier_t start;
+} races;
+
+/* Every thread inserts the same new stacks in the same order. */
+static void *races_thread(void *arg)
+{
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+	long errors = 0;
+	unsigned int i;
+
+	pthread_barrier_wait(&races.start);
+	for (i = 0; i < RACE_STACKS; i++) {
+		make_stack(entries, 1 + i % TEST_DEPTH, i);
+		errors += !!stackdepot_lf_get_id(races.depot, entries,
+						  1 + i % TEST_DEPTH, &id);
+	}
+	return (void *)errors;
+}
+
+/*
+ * Real lost races, not forced ones: after each round of threads racing to
+ * insert the same stacks, the arena must add up exactly. Rounds go on
+ * until 20 of them lost arena space to a race.
+ */
+static void test_lost_races_concurrent(void)
+{
+	struct stackdepot_lf_stats stats;
+	unsigned int round, lost_rounds = 0;
+	pthread_t tid[RACE_THREADS];
+	void *errors;
+	unsigned int i;
+
+	races.depot = create_default();
+	for (round = 0; round < RACE_ROUNDS && lost_rounds < 20; round++) {
+		pthread_barrier_init(&races.start, NULL, RACE_THREADS);
+		for (i = 0; i < RACE_THREADS; i++)
+			ASSERT_EQ(pthread_create(&tid[i], NULL, races_thread,
+						 NULL), 0);
+		for (i = 0; i < RACE_THREADS; i++) {
+			ASSERT_EQ(pthread_join(tid[i], &errors), 0);
+			EXPECT_EQ((long)errors, 0);
+		}
+		pthread_barrier_destroy(&races.start);
+
+		stackdepot_lf_stats(races.depot, &stats);
+		EXPECT_EQ(stats.records, RACE_STACKS);
+		EXPECT_EQ(stats.arena_used - stats.arena_lost,
+			  record_bytes(races.depot));
+		lost_rounds += !!stats.arena_lost;
+		stackdepot_lf_reset(races.depot);
+	}
+	stackdepot_lf_stats(races.depot, &stats);
+	printf("# lost_races_concurrent: %u rounds, %u with arena lost, %llu lost races\n",
+	       round, lost_rounds, (unsigned long long)stats.lost_races);
+	/* Without races the identity above proved nothing. */
+	EXPECT_GT(lost_rounds, 0);
+	stackdepot_lf_destroy(races.depot);
+}
+
 static void test_create_enomem(void)
 {
 	struct stackdepot_lf_params p = {
@@ -831,6 +897,7 @@ static const struct test_case cases[] = {
 	{ "iterator", test_iterator },
 	{ "stats_add_up", test_stats_add_up },
 	{ "refs_concurrent", test_refs_concurrent },
+	{ "lost_races_concurrent", test_lost_races_concurrent },
 	{ "create_enomem", test_create_enomem },
 };
 

@@ -41,6 +41,7 @@ struct stress {
 	unsigned long resets;
 	unsigned long walks;
 	unsigned long walks_stale;
+	u64 record_bytes;	/* of the final walk */
 };
 
 struct stress_thread {
@@ -253,6 +254,8 @@ static int stress_walk(struct stress *s, unsigned int *seen, bool final)
 	while ((ret = stackdepot_lf_iter_next(&iter, entries, STRESS_DEPTH,
 					      &info)) > 0) {
 		check_record(s, stackdepot_lf_id_to_u32(info.id), entries, ret);
+		if (final)
+			s->record_bytes += STACKDEPOT_LF_RECORD_SIZE(ret);
 		nr = stack_nr(entries);
 		if (seen && nr < STRESS_STACKS && seen[nr]++)
 			stress_error(s, "walk returned stack %u twice", nr);
@@ -422,6 +425,12 @@ int main(int argc, char **argv)
 	if (n != (int)stats.records)
 		stress_error(&s, "walk saw %d records, stats say %u", n,
 			     stats.records);
+	/* Lost races were counted exactly: the arena adds up. */
+	if (stats.arena_used - stats.arena_lost != s.record_bytes)
+		stress_error(&s, "arena used %llu - lost %llu != %llu in records",
+			     (unsigned long long)stats.arena_used,
+			     (unsigned long long)stats.arena_lost,
+			     (unsigned long long)s.record_bytes);
 
 	printf("stress: %lu calls, %lu ids, %lu lookups (%lu stale)\n",
 	       calls, ok, lookups, stale);
