@@ -433,6 +433,9 @@ static void stackmap_printk_other_instance_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, walk.unresolved, 0);
 	KUNIT_EXPECT_EQ(test, walk.found, STACKMAP_KUNIT_PRINTS);
 	KUNIT_EXPECT_EQ(test, walk.other, 0);
+	/* The top level's depot issued none of them: full stacks. */
+	KUNIT_EXPECT_EQ(test, walk.ids, 0);
+	KUNIT_EXPECT_EQ(test, walk.full, STACKMAP_KUNIT_PRINTS);
 
 	stackmap_kunit_walk(ctx, ctx->top, ctx->top->array_buffer.buffer, ip,
 			    &walk);

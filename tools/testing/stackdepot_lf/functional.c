@@ -414,9 +414,11 @@ static void test_lost_race_accounting(void)
 
 /*
  * A caller that grace periods do not wait for (sdlf_invisible, as on a CPU
- * that RCU regards as offline) is held in get_id between building a record
- * and publishing it while a reset runs. The depot must refuse the caller,
- * and the new generation must hold exactly what is inserted into it.
+ * that RCU regards as offline) must be refused up front. Were it let in,
+ * the stub would hold it between building a record and publishing it while
+ * a reset runs, and it would publish into the next generation a record
+ * whose arena bytes that generation reuses: the checks of the new
+ * generation below catch that.
  */
 static struct {
 	pthread_mutex_t lock;
