@@ -9,10 +9,15 @@
 #   kernel-doc:<file>   scripts/kernel-doc -none -Wall on each .c and .h
 #   w1:<obj>            a W=1 build of each object of the overlay
 #   sparse:<obj>        sparse (C=2) on each object of the overlay
+#   w1-i386-nokunit:<obj>, sparse-i386-nokunit:<obj>
+#                       the same for the library and the adapter in a
+#                       32-bit kernel without KUnit
 #
 # Any warning fails its gate. The objects are built in an x86_64 tree
-# ($BUILD/check-x86_64, x86_64_defconfig + scripts/check.config) that is
-# kept between runs; only the project's objects are rebuilt.
+# ($BUILD/check-x86_64, x86_64_defconfig + scripts/check.config) and an
+# i386 tree ($BUILD/check-i386-nokunit, i386_defconfig +
+# scripts/check-i386-nokunit.config), kept between runs; only the
+# project's objects are rebuilt.
 
 set -uo pipefail
 
@@ -21,12 +26,11 @@ root=$(dirname "$scripts")
 build=${BUILD:-$root/build}
 ksrc=${KSRC:-$build/linux}
 out=${OUT:-$root/out}
-obj=$build/check-x86_64
 logs=$out/check
 jobs=${JOBS:-2}
 record=$scripts/results.sh
 rm -rf "$logs"
-mkdir -p "$logs" "$obj"
+mkdir -p "$logs"
 
 start=$(date +%s)
 cd "$root"
@@ -86,41 +90,62 @@ for f in "${sources[@]}"; do
 	gate kernel-doc "$f" "$log" $?
 done
 
-# The x86_64 tree for the W=1 and sparse gates.
-kmake() { make -C "$ksrc" O="$obj" -j"$jobs" "$@"; }
-log=$logs/config.log
-{
-	[ -f "$obj/.config" ] || kmake x86_64_defconfig
-	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		"$scripts/check.config" &&
-	kmake olddefconfig &&
-	kmake prepare
-} > "$log" 2>&1
-rc=$?
-if [ $rc -ne 0 ]; then
-	"$record" record FAIL "check:x86_64-prepare"
-	tail -20 "$log" >&2
-	exit 0
-fi
-missing=$(grep '^CONFIG_' "$scripts/check.config" | while read -r opt; do
-		grep -qx "$opt" "$obj/.config" || echo "${opt%%=*}"
-	done)
-[ -z "$missing" ] || echo "  CHECK   not set in the check config (yet): $missing"
+# build_gates NAME ARCH FRAGMENT OBJECT...: W=1 and sparse gates of the
+# OBJECTs in a tree $build/check-NAME of ARCH's defconfig plus FRAGMENT,
+# kept between runs; the gates are named w1[-NAME]:<obj>, sparse[-NAME]:<obj>.
+build_gates() {
+	local name=$1 arch=$2 fragment=$3 tag rc missing o log
+	shift 3
+	local obj=$build/check-$name
+	tag=${name#x86_64}
+	tag=${tag:+-$tag}
+	kmake() { make -C "$ksrc" O="$obj" ARCH="$arch" -j"$jobs" "$@"; }
+	mkdir -p "$obj"
+	log=$logs/config-$name.log
+	{
+		[ -f "$obj/.config" ] || kmake defconfig
+		"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+			"$obj/.config" "$fragment" &&
+		kmake olddefconfig &&
+		kmake prepare
+	} > "$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		"$record" record FAIL "check:$name-prepare"
+		tail -20 "$log" >&2
+		return
+	fi
+	missing=$(grep -E '^(CONFIG_|# CONFIG_)' "$fragment" | while read -r opt; do
+			grep -qx "$opt" "$obj/.config" || echo "$opt"
+		done)
+	if [ -n "$missing" ]; then
+		"$record" record FAIL "check:$name-config"
+		echo "  CHECK   $name: not as asked in $fragment: $missing" >&2
+	fi
 
-for o in "${objects[@]}"; do
-	# Rebuild from scratch so that an unchanged object shows its warnings.
-	rm -f "$obj/$o"
-	log=$(logname w1 "$o")
-	kmake W=1 "$o" > "$log" 2>&1
-	gate w1 "$o" "$log" $?
-done
+	for o in "$@"; do
+		# Rebuild from scratch so that an unchanged object shows its
+		# warnings.
+		rm -f "$obj/$o"
+		log=$(logname "w1$tag" "$o")
+		kmake W=1 "$o" > "$log" 2>&1
+		gate "w1$tag" "$o" "$log" $?
+	done
 
-# After the W=1 pass the objects are current, so C=2 only runs sparse.
-for o in "${objects[@]}"; do
-	log=$(logname sparse "$o")
-	kmake W=1 C=2 "$o" > "$log" 2>&1
-	gate sparse "$o" "$log" $?
-done
+	# After the W=1 pass the objects are current, so C=2 only runs sparse.
+	for o in "$@"; do
+		log=$(logname "sparse$tag" "$o")
+		kmake W=1 C=2 "$o" > "$log" 2>&1
+		gate "sparse$tag" "$o" "$log" $?
+	done
+}
+
+# Every project object, 64-bit, KUnit on.
+build_gates x86_64 x86_64 "$scripts/check.config" "${objects[@]}"
+# The code that ships, 32-bit and without KUnit: no test-only helper may
+# be left unused, no 64-bit assumption may hide in its arithmetic.
+build_gates i386-nokunit i386 "$scripts/check-i386-nokunit.config" \
+	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o
 
 secs=$(( $(date +%s) - start ))
 "$record" time check "$secs"
