@@ -178,6 +178,7 @@ struct stackmap_kunit_ctx {
 	struct trace_array	*top;
 	struct trace_array	*tr;
 	unsigned int		top_flags;
+	bool			top_had_depot;
 	unsigned long		*entries;
 };
 
@@ -367,6 +368,9 @@ static void stackmap_kunit_restore(void *data)
 				ctx->top_flags & TRACE_ITER_STACKMAP);
 	stackmap_kunit_set_flag(ctx->top, TRACE_ITER_STACKTRACE,
 				ctx->top_flags & TRACE_ITER_STACKTRACE);
+	/* The option is off again: free a depot the case made it allocate. */
+	if (!ctx->top_had_depot && !(ctx->top->trace_flags & TRACE_ITER_STACKMAP))
+		trace_stackmap_free(ctx->top);
 }
 
 static void stackmap_kunit_remove(void *data)
@@ -398,6 +402,7 @@ static struct stackmap_kunit_ctx *stackmap_kunit_setup(struct kunit *test)
 	if (!(ctx->top->trace_flags & TRACE_ITER_TRACE_PRINTK))
 		kunit_skip(test, "trace_printk() writes to another instance");
 	ctx->top_flags = ctx->top->trace_flags;
+	ctx->top_had_depot = rcu_access_pointer(ctx->top->stackmap.depot);
 	ret = kunit_add_action_or_reset(test, stackmap_kunit_restore, ctx);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
