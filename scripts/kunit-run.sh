@@ -82,10 +82,8 @@ if [ $rc -ne 0 ] && ! grep -q '^FAIL ' <<< "$results"; then
 fi
 
 # Reports that fail the run even when every case passed.
-reports='BUG: |WARNING:|WARNING: possible|inconsistent lock state|'
-reports+='possible recursive locking|Kernel panic|Oops|UBSAN:|'
-reports+='general protection fault|kernel BUG|rcu_sched self-detected|'
-reports+='INFO: task .* blocked|RCU stall'
+. "$scripts/kernel-reports.sh"
+reports=$KERNEL_REPORTS
 if [ -s "$log" ] && ! grep -Eq "$reports" "$log"; then
 	"$scripts/results.sh" record PASS "$name:console-clean"
 else

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Fail if a guest console log holds a kernel report: WARN, BUG, oops,
-# lockdep splat, KASAN/KCSAN report, RCU or atomic-sleep complaint.
+# lockdep splat, KASAN/KCSAN/UBSAN report, RCU or atomic-sleep complaint,
+# stall (the list is scripts/kernel-reports.sh, shared with the KUnit runs).
 #
 # Usage: vm/console-check.sh CONSOLE.LOG
 
-pattern='WARNING:|BUG:|Oops|Kernel panic|KASAN|KCSAN|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|INFO: task .* blocked|Call Trace:'
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/kernel-reports.sh"
+pattern=$KERNEL_REPORTS
 if grep -nE "$pattern" "$1" > /dev/null; then
 	echo "$1: kernel report on the console:" >&2
 	grep -nE -A20 "$pattern" "$1" | head -60 >&2
