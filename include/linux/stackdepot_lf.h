@@ -232,10 +232,11 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot);
  * runs smp_call_function_single() and the tracers that hook it), nor for
  * code where RCU is not watching (idle and early entry code). Those
  * callers get -EPERM from the depot; a user that looks up its depot
- * pointer under RCU calls this first and does not touch the pointer when
- * it returns false. The test is the CPU's bit in cpu_online_mask, which
- * is set only while RCU waits for the CPU, so it also refuses a CPU that
- * is still coming up and already watched: a safe, rare over-refusal.
+ * pointer under RCU uses stackdepot_lf_get_id_rcu(), or calls this first
+ * and does not touch the pointer when it returns false. The test is the
+ * CPU's bit in cpu_online_mask, which is set only while RCU waits for the
+ * CPU, so it also refuses a CPU that is still coming up and already
+ * watched: a safe, rare over-refusal.
  *
  * Context: Any context, with preemption disabled.
  * Return: true if the caller's preemption-disabled section is waited for
@@ -269,6 +270,30 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
 				      const unsigned long *entries,
 				      unsigned int nr_entries,
 				      stackdepot_lf_id_t *id);
+
+/**
+ * stackdepot_lf_get_id_rcu() - stackdepot_lf_get_id() on a depot under RCU
+ * @depotp: where the owner publishes the depot with rcu_assign_pointer()
+ *	(and unpublishes it before it frees it after synchronize_rcu()); the
+ *	pointer may be NULL
+ * @entries: return addresses, innermost first
+ * @nr_entries: number of entries
+ * @id: where to store the id on success
+ *
+ * For owners that replace or free their depot while get_id may run: the
+ * check that a grace period waits for the caller, the load of *@depotp
+ * and the get_id happen in one read section, so that a refused caller
+ * never touches the depot, which may be freed under it.
+ *
+ * Context: As stackdepot_lf_get_id().
+ * Return: as stackdepot_lf_get_id(), and -ENODEV if *@depotp is NULL.
+ * -EPERM is not counted in the depot's statistics (the caller may count
+ * it); every other outcome is.
+ */
+int __must_check stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
+					  const unsigned long *entries,
+					  unsigned int nr_entries,
+					  stackdepot_lf_id_t *id);
 
 /**
  * stackdepot_lf_lookup() - copy out the stack an id stands for
@@ -400,6 +425,14 @@ static inline void stackdepot_lf_destroy(struct stackdepot_lf *depot) { }
 static inline int __must_check
 stackdepot_lf_get_id(struct stackdepot_lf *depot, const unsigned long *entries,
 		     unsigned int nr_entries, stackdepot_lf_id_t *id)
+{
+	return -EINVAL;
+}
+
+static inline int __must_check
+stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
+			 const unsigned long *entries, unsigned int nr_entries,
+			 stackdepot_lf_id_t *id)
 {
 	return -EINVAL;
 }

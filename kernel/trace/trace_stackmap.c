@@ -17,9 +17,11 @@
  * freeing depots, and every tracefs access to them. When both are taken,
  * trace_types_lock nests outside stackmap_mutex, as set_tracer_flag()
  * calls trace_stackmap_enable() with trace_types_lock held. The recording
- * path and the trace output path run with preemption disabled and read
- * tr->stackmap.depot with rcu_dereference_sched(); a depot is freed only
- * after it has been unpublished and synchronize_rcu() has returned.
+ * path (through stackdepot_lf_get_id_rcu()) and the trace output path
+ * read tr->stackmap.depot with rcu_dereference_sched(), with preemption
+ * disabled, and only where a grace period waits for them; a depot is
+ * freed only after it has been unpublished and synchronize_rcu() has
+ * returned.
  */
 
 #include <kunit/visibility.h>
@@ -136,7 +138,7 @@ static int stackmap_create(struct trace_array *tr)
 	if (IS_ERR(depot))
 		return PTR_ERR(depot);
 
-	/* Pairs with rcu_dereference_sched() in trace_stackmap_get_id(). */
+	/* Pairs with rcu_dereference_sched() in stackdepot_lf_get_id_rcu(). */
 	rcu_assign_pointer(tr->stackmap.depot, depot);
 	tr->stackmap.epoch++;
 	return 0;
@@ -202,27 +204,17 @@ int trace_stackmap_enable(struct trace_array *tr)
 int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 			  unsigned int nr_entries, u32 *id)
 {
-	struct stackdepot_lf *depot;
 	stackdepot_lf_id_t sid;
 	int ret;
 
 	/*
-	 * A depot is freed once synchronize_rcu() returns, which does not
-	 * wait for a CPU going offline after RCU stopped waiting for it (it
-	 * still runs smp_call_function_single()), nor for code where RCU is
-	 * not watching: such a caller must not even load the pointer.
+	 * The depot is freed after synchronize_rcu(): the library checks
+	 * that a grace period waits for us before it loads the pointer.
 	 */
-	if (unlikely(!stackdepot_lf_caller_visible())) {
+	ret = stackdepot_lf_get_id_rcu(&tr->stackmap.depot, calls, nr_entries,
+				       &sid);
+	if (unlikely(ret == -EPERM))
 		atomic_long_inc(&tr->stackmap.drops_context);
-		return -EPERM;
-	}
-
-	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
-	depot = rcu_dereference_sched(tr->stackmap.depot);
-	if (!depot)
-		return -ENODEV;
-
-	ret = stackdepot_lf_get_id(depot, calls, nr_entries, &sid);
 	if (ret)
 		return ret;
 

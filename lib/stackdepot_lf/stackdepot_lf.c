@@ -362,27 +362,19 @@ bool stackdepot_lf_caller_visible(void)
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_caller_visible);
 
-int stackdepot_lf_get_id(struct stackdepot_lf *depot,
-			 const unsigned long *entries, unsigned int nr_entries,
-			 stackdepot_lf_id_t *id)
+/* get_id of a caller in a read section that a grace period waits for */
+static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
+				       const unsigned long *entries,
+				       unsigned int nr_entries,
+				       stackdepot_lf_id_t *id)
 {
 	u32 hash, state, pos, val, new_val = 0;
 	unsigned int i;
 	int ret;
 
-	if (unlikely(!depot || !nr_entries))
-		return -EINVAL;
-
-	/* Counters are per CPU: count in the section, visible or not. */
-	if (unlikely(!sdlf_read_lock())) {
-		sdlf_count(&depot->pcpu->drops_context);
-		ret = -EPERM;
-		goto out_unlock;
-	}
 	if (unlikely(nr_entries > depot->max_depth)) {
 		sdlf_count(&depot->pcpu->drops_too_deep);
-		ret = -E2BIG;
-		goto out_unlock;
+		return -E2BIG;
 	}
 	hash = depot->hash ? depot->hash(entries, nr_entries) :
 			     sdlf_hash(entries, nr_entries);
@@ -391,8 +383,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 	state = smp_load_acquire(&depot->state);
 	if (unlikely(state & SDLF_BUSY)) {
 		sdlf_count(&depot->pcpu->drops_busy);
-		ret = -EBUSY;
-		goto out_unlock;
+		return -EBUSY;
 	}
 
 	pos = hash & depot->slot_mask;
@@ -441,11 +432,51 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 out:
 	if (new_val)
 		sdlf_record_discard(depot, new_val);
-out_unlock:
+	return ret;
+}
+
+int stackdepot_lf_get_id(struct stackdepot_lf *depot,
+			 const unsigned long *entries, unsigned int nr_entries,
+			 stackdepot_lf_id_t *id)
+{
+	int ret;
+
+	if (unlikely(!depot || !nr_entries))
+		return -EINVAL;
+
+	/* Counters are per CPU: count in the section, visible or not. */
+	if (likely(sdlf_read_lock())) {
+		ret = sdlf_get_id(depot, entries, nr_entries, id);
+	} else {
+		sdlf_count(&depot->pcpu->drops_context);
+		ret = -EPERM;
+	}
 	sdlf_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_get_id);
+
+int stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
+			     const unsigned long *entries,
+			     unsigned int nr_entries, stackdepot_lf_id_t *id)
+{
+	struct stackdepot_lf *depot;
+	int ret = -EPERM;
+
+	if (unlikely(!nr_entries))
+		return -EINVAL;
+
+	/* A refused caller must not even load the pointer: nothing to count in. */
+	if (likely(sdlf_read_lock())) {
+		/* Pairs with the owner's rcu_assign_pointer() of *@depotp. */
+		depot = rcu_dereference_sched(*depotp);
+		ret = depot ? sdlf_get_id(depot, entries, nr_entries, id) :
+			      -ENODEV;
+	}
+	sdlf_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_get_id_rcu);
 
 /* Copy out the record in slot @pos; called in a read section. */
 static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,

@@ -456,6 +456,35 @@ static void test_lost_race_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
 }
 
+/* get_id through an RCU-published pointer, as an owner that frees it does. */
+static void test_get_id_rcu(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test), __rcu *ptr = NULL;
+	unsigned long entries[TEST_DEPTH + 1];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id = 0;
+
+	make_stack(entries, 7, 3);
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id));
+	KUNIT_EXPECT_EQ(test, 0U, stackdepot_lf_id_to_u32(id));
+	rcu_assign_pointer(ptr, depot);
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			stackdepot_lf_get_id_rcu(&ptr, entries, 0, &id));
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(get_id(test, depot, 7, 3)));
+	expect_resolves(test, depot, id, 7, 3);
+	make_stack(entries, TEST_DEPTH + 1, 4);
+	KUNIT_EXPECT_EQ(test, -E2BIG,
+			stackdepot_lf_get_id_rcu(&ptr, entries, TEST_DEPTH + 1,
+						 &id));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.inserts, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.drops_too_deep, 1ULL);
+}
+
 static void test_reset(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
@@ -1094,6 +1123,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_fill_records),
 	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_lost_race_accounting),
+	KUNIT_CASE(test_get_id_rcu),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),

@@ -512,6 +512,41 @@ static void test_invisible_caller(void)
 	stackdepot_lf_destroy(depot);
 }
 
+/* get_id through an RCU-published pointer, as an owner that frees it does. */
+static void test_get_id_rcu(void)
+{
+	struct stackdepot_lf *depot = create_default(), __rcu *ptr = NULL;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id = 0, id2;
+
+	make_stack(want_buf, 7, 3);
+	EXPECT_EQ(stackdepot_lf_get_id_rcu(&ptr, want_buf, 7, &id), -ENODEV);
+	EXPECT_EQ(ID(id), 0);
+	rcu_assign_pointer(ptr, depot);
+	EXPECT_EQ(stackdepot_lf_get_id_rcu(&ptr, want_buf, 0, &id), -EINVAL);
+	EXPECT_EQ(stackdepot_lf_get_id_rcu(&ptr, want_buf, 7, &id), 0);
+	id2 = get_id(depot, 7, 3);
+	EXPECT_EQ(ID(id), ID(id2));
+	expect_resolves(depot, id, 7, 3);
+	make_stack(want_buf, TEST_DEPTH + 1, 4);
+	EXPECT_EQ(stackdepot_lf_get_id_rcu(&ptr, want_buf, TEST_DEPTH + 1, &id),
+		  -E2BIG);
+	stackdepot_lf_stats(depot, &stats);
+	EXPECT_EQ(stats.inserts, 1);
+	EXPECT_EQ(stats.hits, 1);
+	EXPECT_EQ(stats.drops_too_deep, 1);
+
+	/*
+	 * A caller that grace periods do not wait for may hold a pointer to
+	 * a depot freed under it: refused, it must not touch it (ASan).
+	 */
+	stackdepot_lf_destroy(depot);
+	sdlf_invisible = true;
+	make_stack(want_buf, 7, 3);
+	EXPECT_EQ(stackdepot_lf_get_id_rcu(&ptr, want_buf, 7, &id), -EPERM);
+	sdlf_invisible = false;
+}
+
 static void test_reset(void)
 {
 	struct stackdepot_lf *depot = create_default();
@@ -892,6 +927,7 @@ static const struct test_case cases[] = {
 	{ "fill_arena", test_fill_arena },
 	{ "lost_race_accounting", test_lost_race_accounting },
 	{ "invisible_caller", test_invisible_caller },
+	{ "get_id_rcu", test_get_id_rcu },
 	{ "reset", test_reset },
 	{ "ids_system_wide", test_ids_system_wide },
 	{ "generation_wrap", test_generation_wrap },

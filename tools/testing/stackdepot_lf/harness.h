@@ -45,6 +45,10 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
 }
 
+/* RCU-published pointers: the shim's read side is the harness's own. */
+#define rcu_dereference_sched(p)	__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+
 /* Lockless accesses: relaxed unless the kernel primitive orders. */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -17,6 +17,7 @@ typedef int64_t s64;
 /* Sparse annotations mean nothing to clang. */
 #define __bitwise
 #define __force
+#define __rcu
 #define __percpu
 #define __must_check	__attribute__((__warn_unused_result__))
 
