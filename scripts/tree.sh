@@ -8,7 +8,8 @@
 #   3. lay the project's kernel-side files over the tree.
 #
 # Steps 1 and 2 are redone from scratch whenever the set of patches or any
-# patch's content changes (a checksum of all of them is kept in the tree);
+# patch's content changes (a checksum of all of them is kept in the tree),
+# and when a file left the overlay (the list is kept in the tree too);
 # the fresh tree is synced into place by content, so that kbuild rebuilds
 # exactly what changed.
 # Step 3 runs every time; rsync -c only rewrites files whose content
@@ -39,6 +40,16 @@ want=$({
 		sha256sum "$p"
 	done
 } | sha256sum | cut -d' ' -f1)
+
+# A file that left the overlay would stay behind in the tree: unpack
+# again whenever the list of overlaid files lost one.
+listing=$ksrc/.stackdepot_lf-overlay
+overlay_files=$(git ls-files -- "${overlay_dirs[@]}" 2>/dev/null |
+	LC_ALL=C sort)
+if [ -f "$listing" ] &&
+   [ -n "$(LC_ALL=C comm -23 "$listing" <(echo "$overlay_files"))" ]; then
+	rm -f "$stamp"
+fi
 
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	echo "  TREE    unpacking $tarball, applying patches/"
@@ -77,3 +88,4 @@ done
 if [ ${#dirs[@]} -gt 0 ]; then
 	rsync -rcp --filter=':- .gitignore' "${dirs[@]}" "$ksrc/"
 fi
+echo "$overlay_files" > "$listing"
