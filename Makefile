@@ -46,7 +46,7 @@ define run-steps
 		$(MAKE) --no-print-directory $$step || \
 			scripts/results.sh record FAIL "$$step:crashed"; \
 	done
-	@scripts/summary.sh
+	@$(2) scripts/summary.sh
 endef
 
 .PHONY: help deps tree test kunit check run bench clean distclean \
@@ -113,8 +113,10 @@ deps:
 tree: deps
 	@scripts/tree.sh $(KSRC)
 
+# A whole run keeps its results in out/test-summary/ for the series' cover
+# letter.
 test: deps tree
-	$(call run-steps,$(TEST_STEPS))
+	$(call run-steps,$(TEST_STEPS),SUMMARY_SAVE=$(OUT)/test-summary)
 
 kunit: deps tree
 	$(call run-steps,$(KUNIT_STEPS))
