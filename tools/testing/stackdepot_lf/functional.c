@@ -470,7 +470,9 @@ static void test_invisible_caller(void)
 	int ret;
 
 	inv.depot = depot;
-	inv.built = inv.go = inv.done = false;
+	inv.built = false;
+	inv.go = false;
+	inv.done = false;
 	get_id(depot, 9, 1);
 	sdlf_stub_activate(sdlf_slot_publish, invisible_publish);
 	ASSERT_EQ(pthread_create(&tid, NULL, invisible_thread, NULL), 0);

@@ -128,10 +128,12 @@ static inline void local64_inc(local64_t *l)
 			 __atomic_load_n(&l->counter, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
 }
+
 static inline s64 local64_read(local64_t *l)
 {
 	return __atomic_load_n(&l->counter, __ATOMIC_RELAXED);
 }
+
 #define alloc_percpu(type)	((type *)sdlf_alloc_percpu(sizeof(type)))
 #define free_percpu(p)		free(p)
 
