@@ -50,7 +50,8 @@ define run-steps
 endef
 
 .PHONY: help deps tree test kunit check run bench clean distclean \
-	harness fuzz bench-user tools vmtest vm-kernel vm-initrd $(TEST_STEPS)
+	harness fuzz bench-user tools vmtest vm-kernel vm-initrd series \
+	$(TEST_STEPS)
 
 help:
 	@echo 'stackdepot_lf: lock-free stack dedup library for Linux 6.12'
@@ -87,6 +88,8 @@ help:
 	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
 	@echo '  vmtest        - boot the x86_64 kernel in QEMU and run the'
 	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
+	@echo '  series        - write the patch series against 6.12 to'
+	@echo '                  out/series/ (git format-patch, cover letter)'
 	@echo '  clean         - remove out/ and the kernel build dirs'
 	@echo '  distclean     - remove out/ and build/ (re-unpacks the tree)'
 	@echo
@@ -101,6 +104,8 @@ help:
 	@echo '            sched:sched_switch, WORKLOAD="shell command",'
 	@echo '            DURATION=60 (seconds, caps the workload)'
 	@echo '  VM_TIMEOUT=1200       seconds before a hung guest is killed'
+	@echo '  make series: SIGNOFF="Name <addr>" adds a Signed-off-by,'
+	@echo '               SERIES_AUTHOR="Name <addr>", SERIES_PREFIX=PATCH'
 	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'
 	@echo '              BENCH_THREADS (harness; default CPUs),'
 	@echo '              BENCH_PARTS="kernel harness vm"'
@@ -156,6 +161,9 @@ tools-check: deps
 	@scripts/step.sh tools $(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) \
 		check RESULTS=$(OUT)/results.txt
 
+series: deps tree
+	@scripts/series.sh
+
 vm-kernel: deps tree
 	@vm/build-kernel.sh
 
@@ -173,7 +181,8 @@ vmtest-check: deps tree tools
 
 clean:
 	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm \
-		$(BUILD)/vm-bench $(BUILD)/bench-uml $(VM_INITRD) $(VM_INITRD).sha
+		$(BUILD)/vm-bench $(BUILD)/bench-uml $(VM_INITRD) $(VM_INITRD).sha \
+		$(BUILD)/series $(BUILD)/series-obj
 	@$(MAKE) --no-print-directory -C $(HARNESS) clean
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean
 

@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Write the project as a patch series against Linux 6.12 (make series):
+#
+#   1. Debian's linux-source-6.12 tarball is committed once as the base of
+#      a throwaway git repository, $BUILD/series/linux (tag "base");
+#   2. each series/NN-*.txt makes one commit on branch "series": the
+#      patches/ hunks and the overlay files it names, its message, and its
+#      "---" notes as a git note;
+#   3. git format-patch --cover-letter writes $OUT/series/, and the cover
+#      letter is filled in from series/cover-letter.txt and the last
+#      outputs of make run, make bench and make test under $OUT/.
+#
+# Every tracked overlay file (lib include kernel Documentation tools) and
+# every patches/*.patch must belong to exactly one patch: a file nobody
+# claims, or claimed twice, fails the run. A patches/ hunk is applied with
+# patch -p1, as scripts/tree.sh does, so that the series builds the same
+# tree as the overlay; scripts/series-check.sh proves it.
+#
+# A series/NN-*.txt file is a header, a blank line and the message body:
+#
+#   Subject: subsystem: imperative summary
+#   Files: PATTERN...     overlay paths, directories or shell patterns,
+#                         or patches/ files; may repeat
+#   KUnit: SUITE...       KUnit suites series-check runs once this patch
+#                         is in (optional)
+#   Checkpatch: TYPE...   checkpatch types this patch is allowed to
+#                         report; the body must say why (optional)
+#
+# A line "---" in the body starts the notes, which git am drops.
+#
+# Usage: scripts/series.sh  (SIGNOFF="Name <addr>" adds a Signed-off-by;
+#        SERIES_AUTHOR="Name <addr>" sets the author, by default the
+#        repository's git user)
+
+set -euo pipefail
+
+scripts=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$scripts")
+build=${BUILD:-$root/build}
+out=${OUT:-$root/out}
+tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+repo=$build/series/linux
+dest=$out/series
+# SERIES_DIR: another set of definitions, for trying a different cut.
+defs_dir=${SERIES_DIR:-$root/series}
+overlay_dirs=(lib include kernel Documentation tools)
+
+cd "$root"
+git_r() { git -C "$repo" "$@"; }
+
+die() {
+	echo "series: $*" >&2
+	exit 1
+}
+
+# 1. The base: the pristine tree, committed once per tarball.
+want="$(stat -c '%s %Y' "$tarball") $(basename "$tarball")"
+if [ "$(cat "$build/series/base.stamp" 2>/dev/null)" != "$want" ] ||
+   ! git_r rev-parse -q --verify base >/dev/null 2>&1; then
+	echo "  SERIES  committing $tarball as the base"
+	rm -rf "$repo" "$build/series/linux-source-6.12"
+	mkdir -p "$build/series"
+	tar -xf "$tarball" -C "$build/series"
+	mv "$build/series/linux-source-6.12" "$repo"
+	git_r init -q
+	git_r config user.name "stackdepot_lf series"
+	git_r config user.email "series@localhost"
+	git_r config gc.auto 0
+	git_r config core.autocrlf false
+	# The tarball's own ignore files would hide nothing we commit; all
+	# of the tree goes in.
+	git_r add -A -f .
+	git_r commit -q -m "Linux 6.12 ($(basename "$tarball"))"
+	git_r tag -f base >/dev/null
+	echo "$want" > "$build/series/base.stamp"
+fi
+
+# 2. The commits.
+mapfile -t defs < <(find "$defs_dir" -maxdepth 1 -name '[0-9]*.txt' | LC_ALL=C sort)
+[ ${#defs[@]} -gt 0 ] || die "no $defs_dir/NN-*.txt"
+mapfile -t tracked < <({ git ls-files -- "${overlay_dirs[@]}"
+	find patches -maxdepth 1 -name '*.patch'; } | LC_ALL=C sort)
+
+author=${SERIES_AUTHOR:-"$(git config user.name) <$(git config user.email)>"}
+# The sender commits and writes the cover letter as the author.
+GIT_COMMITTER_NAME=${author% <*}
+GIT_COMMITTER_EMAIL=${author##*<}
+GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL%>}
+export GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+# The project's last commit dates every patch: the same tree gives the
+# same series.
+date=$(git log -1 --format=%aD)
+claimed=$(mktemp)
+trap 'rm -f "$claimed"' EXIT
+
+git_r checkout -q -f -B series base
+git_r clean -q -f -d -x
+
+# header FILE KEY: the values of every "KEY:" line of FILE's header.
+header() {
+	sed -n '/^$/q; s/^'"$2"': *//p' "$1"
+}
+
+# body FILE: the message body (after the header), notes excluded.
+body() {
+	sed '1,/^$/d' "$1" | sed '/^---$/,$d'
+}
+
+# notes FILE: what follows the first "---" line of the body.
+notes() {
+	sed '1,/^$/d' "$1" | sed -n '/^---$/,$p' | sed '1d'
+}
+
+for def in "${defs[@]}"; do
+	subject=$(header "$def" Subject)
+	[ -n "$subject" ] || die "$def: no Subject:"
+	files=()
+	for pat in $(header "$def" Files); do
+		matched=0
+		for f in "${tracked[@]}"; do
+			# shellcheck disable=SC2053
+			if [[ $f == $pat || $f == "${pat%/}"/* ]]; then
+				files+=("$f")
+				matched=1
+			fi
+		done
+		[ $matched -eq 1 ] || die "$def: '$pat' matches no file"
+	done
+	[ ${#files[@]} -gt 0 ] || die "$def: no Files:"
+	overlay=()
+	for f in "${files[@]}"; do
+		echo "$f $def" >> "$claimed"
+		case "$f" in
+		patches/*.patch)
+			patch -p1 -s -N -d "$repo" < "$f" ||
+				die "$def: $f does not apply"
+			;;
+		*)
+			overlay+=("$f")
+			;;
+		esac
+	done
+	if [ ${#overlay[@]} -gt 0 ]; then
+		printf '%s\n' "${overlay[@]}" |
+			rsync -cp --files-from=- "$root/" "$repo/"
+	fi
+	# -f: the tree's .gitignore hides some of tools/ from git.
+	git_r add -u .
+	[ ${#overlay[@]} -eq 0 ] || git_r add -f -- "${overlay[@]}"
+	{
+		echo "$subject"
+		echo
+		body "$def"
+		if [ -n "${SIGNOFF:-}" ]; then
+			echo
+			echo "Signed-off-by: $SIGNOFF"
+		fi
+	} | GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		git_r commit -q --allow-empty-message --author="$author" -F - ||
+		die "$def: nothing to commit"
+	n=$(notes "$def")
+	[ -z "$n" ] || git_r notes add -f -m "$n" HEAD
+done
+
+# Each file exactly once.
+bad=$(awk '{ n[$1]++; d[$1] = d[$1] " " $2 }
+	   END { for (f in n) if (n[f] > 1) print f ":" d[f] }' "$claimed")
+[ -z "$bad" ] || die "claimed more than once: $bad"
+unclaimed=$(LC_ALL=C comm -23 <(printf '%s\n' "${tracked[@]}") \
+	<(cut -d' ' -f1 "$claimed" | LC_ALL=C sort -u))
+[ -z "$unclaimed" ] || die "in no patch: $(echo $unclaimed)"
+
+# 3. The mail.
+rm -rf "$dest"
+git_r format-patch -q --cover-letter --notes --thread=shallow \
+	--subject-prefix="${SERIES_PREFIX:-PATCH}" -o "$dest" base..series
+python3 "$scripts/series-cover.py" "$defs_dir/cover-letter.txt" \
+	"$out" "$dest"/0000-cover-letter.patch "$repo"
+echo "  SERIES  $(ls "$dest" | grep -vc '^0000') patches and a cover letter in $dest"
