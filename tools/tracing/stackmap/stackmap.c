@@ -161,7 +161,7 @@ static void dump_json_header(const struct smap_header *hdr)
 	       hdr->big_endian ? "big" : "little", hdr->version,
 	       hdr->header_size, hdr->generation, hdr->index_bits,
 	       hdr->nr_records, hdr->flags,
-	       hdr->flags & SMAP_FLAG_ADDRS ? "true" : "false",
+	       hdr->flags & TRACE_STACKMAP_BIN_ADDRS ? "true" : "false",
 	       hdr->max_depth, hdr->record_size);
 }
 
@@ -203,7 +203,8 @@ static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
 		smap_decoder_fini(&d);
 		return report(name, &err);
 	}
-	if (print && !(d.hdr.flags & SMAP_FLAG_ADDRS) && d.hdr.nr_records)
+	if (print && !(d.hdr.flags & TRACE_STACKMAP_BIN_ADDRS) &&
+	    d.hdr.nr_records)
 		fprintf(stderr,
 			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
 			name);
@@ -430,7 +431,7 @@ int cmd_snapshot(int argc, char **argv)
 		return report(dst, &err);
 	printf("stack_map_bin: %llu bytes, generation %u, %u records%s\n",
 	       (unsigned long long)bytes, d.hdr.generation, d.hdr.nr_records,
-	       d.hdr.flags & SMAP_FLAG_ADDRS ? "" :
+	       d.hdr.flags & TRACE_STACKMAP_BIN_ADDRS ? "" :
 	       " (addresses hidden: run with CAP_SYSLOG)");
 
 	snprintf(src, sizeof(src), "%s/stack_map", inst);
