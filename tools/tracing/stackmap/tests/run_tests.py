@@ -50,7 +50,7 @@ class Layout:
         self.version = version
         self.index_bits = index_bits
         self.gen = gen
-        # Test names of version 1 are those from before version 2.
+        # Version 1 is the layout without a suffix in test names.
         self.suffix = '' if version == 1 else '_' + name
         self.kw = {} if version == 1 else {'version': version,
                                            'index_bits': index_bits}
