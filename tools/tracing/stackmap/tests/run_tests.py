@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of build/stackmap and plugin_stackmap.so, plus a bounded
-libFuzzer run of the decoder.
+"""Unit tests of build/stackmap and plugin_stackmap.so, plus bounded
+libFuzzer runs of the decoder and of the trace text parsers.
 
 Appends one "PASS tools:<name>" or "FAIL tools:<name>" line per test to
 --results and exits non-zero if any test failed. Every stream is crafted
