@@ -54,8 +54,9 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragment.sha" 2>/dev/null)" != "$w
 	echo "$want" > "$obj/.fragment.sha"
 fi
 
-# Options the tree gained since (a new Kconfig entry of ours) take their
-# defaults here, instead of kbuild prompting for them on a closed stdin.
+# Options the tree gained since (a Kconfig entry added by patches/ or the
+# overlay) take their defaults here, instead of kbuild prompting for them
+# on a closed stdin.
 "${kmake[@]}" olddefconfig >/dev/null
 echo "  BUILD   $obj/arch/x86/boot/bzImage"
 "${kmake[@]}" bzImage

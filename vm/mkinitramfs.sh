@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build the guest's initramfs: busybox-static, /init, the ftrace
-# selftests of the overlaid tree (ftracetest, test.d with our
-# stackmap-*.tc), the static helpers of vm/helpers/, and the scripts of
+# selftests of the overlaid tree (ftracetest, test.d with the
+# stackmap-*.tc, and the helpers next to ftracetest, built statically),
+# the stackmap CLI of the tree's tools/tracing/stackmap (static, in
+# /usr/bin), the static helpers of vm/helpers/, and the scripts of
 # vm/guest/. Rebuilt only when the content of an input changed: a
 # checksum of them all is kept next to the output (mtimes would miss an
 # input older than an initramfs built from another checkout).
@@ -16,7 +18,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=${KSRC:-$root/build/linux}
 out=$1
 selftests=$ksrc/tools/testing/selftests/ftrace
-inputs=("$root/vm" "$selftests" /bin/busybox)
+stackmap=$ksrc/tools/tracing/stackmap
+inputs=("$root/vm" "$selftests" "$stackmap"
+	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" /bin/busybox)
 
 want=$(find "${inputs[@]}" -type f -print0 | LC_ALL=C sort -z |
 	xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
@@ -26,7 +30,8 @@ fi
 echo "  INITRD  $out"
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+tools=$(mktemp -d)
+trap 'rm -rf "$stage" "$tools"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,vm}
 cp /bin/busybox "$stage/bin/busybox"
 install -m 0755 "$root/vm/init" "$stage/init"
@@ -38,6 +43,14 @@ for c in "$root"/vm/helpers/*.c; do
 	[ -e "$c" ] || continue
 	gcc -static -O2 -Wall -Werror -o "$stage/bin/$(basename "$c" .c)" "$c"
 done
+# The selftests find their helpers in $FTRACETEST_ROOT, /ftrace here.
+for c in "$selftests"/*.c; do
+	[ -e "$c" ] || continue
+	gcc -static -O2 -Wall -Werror -o "$stage/ftrace/$(basename "$c" .c)" "$c"
+done
+# Built in the kernel tree, as a user of the tree would build it.
+make -s -C "$stackmap" STATIC=1 OUTPUT="$tools" "$tools/stackmap"
+install -m 0755 "$tools/stackmap" "$stage/usr/bin/stackmap"
 
 # ftracetest's ownership tests need at least two groups.
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \

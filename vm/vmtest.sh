@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Host side of `make vmtest`: boot the guest in test mode, count the KTAP
-# results it sends back into the make test results, and fail the run on
-# any kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
+# Host side of `make vmtest`: boot the guest twice, in test mode and with
+# stackmap set on the kernel command line (boottest), count the KTAP
+# results they send back into the make test results, check the stackmap
+# CLI against the map the first boot exported, and fail the run on any
+# kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
 #
 # Usage: vm/vmtest.sh   (KSRC, BUILD, OUT from the environment)
 

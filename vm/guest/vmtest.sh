@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Guest side of `make vmtest`: run the ftrace selftests in KTAP form.
-# Our stackmap tests first, then the existing tests that exercise stacks,
-# run once more with stackmap on to show that the option breaks nothing.
+# The stackmap tests first, then the existing tests that exercise stacks,
+# run with stackmap on to show that the option breaks nothing.
 
 cd /ftrace || exit 1
 if [ "$1" = boottest ]; then

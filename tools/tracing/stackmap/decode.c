@@ -11,12 +11,51 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "stackmap.h"
+
+#define HDR_OFF(field)	offsetof(struct trace_stackmap_bin_header, field)
+#define REC_OFF(field)	offsetof(struct trace_stackmap_bin_record, field)
+#define HDR_SIZE	sizeof(struct trace_stackmap_bin_header)
+#define REC_SIZE	sizeof(struct trace_stackmap_bin_record)
+
+/*
+ * What the rules below take from <linux/trace_stackmap.h>: the rules of
+ * versions 1 and 2, whose headers both end with index_bits (reserved in
+ * version 1), and fields read at their width by get16() and get32(). A
+ * change of the ABI must stop the build here, not be read by old rules.
+ */
+#define FIELD_SIZE(type, field)	sizeof(((struct type *)0)->field)
+#define ASSERT_FIELD(type, field, size)					\
+	_Static_assert(FIELD_SIZE(type, field) == (size),		\
+		       #type "." #field " is read as " #size " bytes")
+
+_Static_assert(TRACE_STACKMAP_BIN_VERSION == 2,
+	       "new stack_map_bin version: teach smap_check_header() its rules");
+ASSERT_FIELD(trace_stackmap_bin_header, magic, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, version, 2);
+ASSERT_FIELD(trace_stackmap_bin_header, header_size, 2);
+ASSERT_FIELD(trace_stackmap_bin_header, generation, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, nr_records, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, flags, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, max_depth, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, record_size, 4);
+ASSERT_FIELD(trace_stackmap_bin_header, index_bits, 4);
+_Static_assert(HDR_SIZE == HDR_OFF(index_bits) +
+	       FIELD_SIZE(trace_stackmap_bin_header, index_bits),
+	       "the header of versions 1 and 2 ends with index_bits");
+ASSERT_FIELD(trace_stackmap_bin_record, id, 4);
+ASSERT_FIELD(trace_stackmap_bin_record, depth, 4);
+ASSERT_FIELD(trace_stackmap_bin_record, refs, 4);
+ASSERT_FIELD(trace_stackmap_bin_record, reserved, 4);
+_Static_assert(REC_SIZE == REC_OFF(reserved) +
+	       FIELD_SIZE(trace_stackmap_bin_record, reserved),
+	       "the record header ends with reserved");
 
 static void smap_err(struct smap_error *err, uint64_t off, const char *fmt, ...)
 {
@@ -88,58 +127,66 @@ static bool smap_skip(struct smap_decoder *d, uint64_t len)
 }
 
 /*
- * @word28 is the last u32 of the header: reserved (0) in version 1,
- * index_bits in version 2. It sets @hdr->index_bits, so it is checked
- * before the generation, which must fit in the split.
+ * @index_bits is the header's field of that name: reserved (0) in version
+ * 1. It sets @hdr->index_bits, so it is checked before the generation,
+ * which must fit in the split.
  */
-static int smap_check_header(struct smap_header *hdr, uint32_t word28,
+static int smap_check_header(struct smap_header *hdr, uint32_t index_bits,
 			     struct smap_error *err)
 {
-	if (hdr->version == 0 || hdr->version > SMAP_VERSION) {
-		smap_err(err, 4, "unsupported version %u (this decoder reads versions 1 to %d)",
-			 hdr->version, SMAP_VERSION);
+	if (hdr->version == 0 || hdr->version > TRACE_STACKMAP_BIN_VERSION) {
+		smap_err(err, HDR_OFF(version),
+			 "unsupported version %u (this decoder reads versions 1 to %d)",
+			 hdr->version, TRACE_STACKMAP_BIN_VERSION);
 		return -1;
 	}
-	if (hdr->header_size < SMAP_HEADER_SIZE) {
-		smap_err(err, 6, "header_size %u is smaller than %d",
-			 hdr->header_size, SMAP_HEADER_SIZE);
+	if (hdr->header_size < HDR_SIZE) {
+		smap_err(err, HDR_OFF(header_size),
+			 "header_size %u is smaller than %zu",
+			 hdr->header_size, HDR_SIZE);
 		return -1;
 	}
-	if (hdr->version == 1 && word28) {
-		smap_err(err, 28, "reserved field is 0x%x, not 0", word28);
+	if (hdr->version == 1 && index_bits) {
+		smap_err(err, HDR_OFF(index_bits),
+			 "reserved field is 0x%x, not 0", index_bits);
 		return -1;
 	}
-	if (hdr->version >= 2 && (word28 < SMAP_MIN_INDEX_BITS ||
-				  word28 > SMAP_MAX_INDEX_BITS)) {
-		smap_err(err, 28, "index_bits %u is out of range %d..%d",
-			 word28, SMAP_MIN_INDEX_BITS, SMAP_MAX_INDEX_BITS);
+	if (hdr->version >= 2 && (index_bits < SMAP_MIN_INDEX_BITS ||
+				  index_bits > SMAP_MAX_INDEX_BITS)) {
+		smap_err(err, HDR_OFF(index_bits),
+			 "index_bits %u is out of range %d..%d", index_bits,
+			 SMAP_MIN_INDEX_BITS, SMAP_MAX_INDEX_BITS);
 		return -1;
 	}
-	hdr->index_bits = hdr->version == 1 ? SMAP_V1_INDEX_BITS : word28;
+	hdr->index_bits = hdr->version == 1 ?
+			  TRACE_STACKMAP_BIN_V1_INDEX_BITS : index_bits;
 	if (hdr->generation > smap_gen_max(hdr)) {
-		smap_err(err, 8, "generation %u is above %u, the largest tag of index_bits %u",
+		smap_err(err, HDR_OFF(generation),
+			 "generation %u is above %u, the largest tag of index_bits %u",
 			 hdr->generation, smap_gen_max(hdr), hdr->index_bits);
 		return -1;
 	}
 	if (hdr->generation == 0 && hdr->nr_records) {
-		smap_err(err, 12, "%u records in generation 0 (no depot)",
+		smap_err(err, HDR_OFF(nr_records),
+			 "%u records in generation 0 (no depot)",
 			 hdr->nr_records);
 		return -1;
 	}
-	if (hdr->flags & ~SMAP_FLAG_ADDRS) {
-		smap_err(err, 16, "unknown flags 0x%x", hdr->flags);
+	if (hdr->flags & ~TRACE_STACKMAP_BIN_ADDRS) {
+		smap_err(err, HDR_OFF(flags), "unknown flags 0x%x", hdr->flags);
 		return -1;
 	}
 	if (hdr->max_depth == 0 || hdr->max_depth > SMAP_MAX_DEPTH) {
-		smap_err(err, 20, "max_depth %u is out of range 1..%u",
+		smap_err(err, HDR_OFF(max_depth),
+			 "max_depth %u is out of range 1..%u",
 			 hdr->max_depth, SMAP_MAX_DEPTH);
 		return -1;
 	}
-	if (hdr->record_size < SMAP_RECORD_SIZE ||
+	if (hdr->record_size < REC_SIZE ||
 	    hdr->record_size > SMAP_MAX_RECORD_SIZE) {
-		smap_err(err, 24, "record_size %u is out of range %d..%u",
-			 hdr->record_size, SMAP_RECORD_SIZE,
-			 SMAP_MAX_RECORD_SIZE);
+		smap_err(err, HDR_OFF(record_size),
+			 "record_size %u is out of range %zu..%u",
+			 hdr->record_size, REC_SIZE, SMAP_MAX_RECORD_SIZE);
 		return -1;
 	}
 	return 0;
@@ -156,27 +203,29 @@ static int smap_check_header(struct smap_header *hdr, uint32_t word28,
 int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 {
 	struct smap_header *hdr = &d->hdr;
-	uint8_t buf[SMAP_HEADER_SIZE];
+	uint8_t buf[HDR_SIZE];
 	uint32_t magic;
 	size_t n;
 
 	memset(d, 0, sizeof(*d));
 	d->f = f;
 	n = smap_read(d, buf, sizeof(buf));
-	if (n < 4) {
+	if (n < HDR_OFF(magic) + sizeof(magic)) {
 		if (smap_io_error(d, err))
 			return -1;
-		smap_err(err, 0, "truncated header (%zu of %d bytes)", n,
-			 SMAP_HEADER_SIZE);
+		smap_err(err, 0, "truncated header (%zu of %zu bytes)", n,
+			 HDR_SIZE);
 		return -1;
 	}
-	memcpy(&magic, buf, sizeof(magic));
-	if (magic == SMAP_MAGIC) {
+	/* In the writer's byte order: it tells which that is. */
+	memcpy(&magic, buf + HDR_OFF(magic), sizeof(magic));
+	if (magic == TRACE_STACKMAP_BIN_MAGIC) {
 		hdr->swap = false;
-	} else if (magic == __builtin_bswap32(SMAP_MAGIC)) {
+	} else if (magic == __builtin_bswap32(TRACE_STACKMAP_BIN_MAGIC)) {
 		hdr->swap = true;
 	} else {
-		smap_err(err, 0, "bad magic %02x %02x %02x %02x (not a stack_map_bin stream)",
+		smap_err(err, HDR_OFF(magic),
+			 "bad magic %02x %02x %02x %02x (not a stack_map_bin stream)",
 			 buf[0], buf[1], buf[2], buf[3]);
 		return -1;
 	}
@@ -184,21 +233,21 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 	if (n < sizeof(buf)) {
 		if (smap_io_error(d, err))
 			return -1;
-		smap_err(err, 0, "truncated header (%zu of %d bytes)", n,
-			 SMAP_HEADER_SIZE);
+		smap_err(err, 0, "truncated header (%zu of %zu bytes)", n,
+			 HDR_SIZE);
 		return -1;
 	}
-	hdr->magic = SMAP_MAGIC;
-	hdr->version = get16(hdr, buf + 4);
-	hdr->header_size = get16(hdr, buf + 6);
-	hdr->generation = get32(hdr, buf + 8);
-	hdr->nr_records = get32(hdr, buf + 12);
-	hdr->flags = get32(hdr, buf + 16);
-	hdr->max_depth = get32(hdr, buf + 20);
-	hdr->record_size = get32(hdr, buf + 24);
-	if (smap_check_header(hdr, get32(hdr, buf + 28), err))
+	hdr->magic = TRACE_STACKMAP_BIN_MAGIC;
+	hdr->version = get16(hdr, buf + HDR_OFF(version));
+	hdr->header_size = get16(hdr, buf + HDR_OFF(header_size));
+	hdr->generation = get32(hdr, buf + HDR_OFF(generation));
+	hdr->nr_records = get32(hdr, buf + HDR_OFF(nr_records));
+	hdr->flags = get32(hdr, buf + HDR_OFF(flags));
+	hdr->max_depth = get32(hdr, buf + HDR_OFF(max_depth));
+	hdr->record_size = get32(hdr, buf + HDR_OFF(record_size));
+	if (smap_check_header(hdr, get32(hdr, buf + HDR_OFF(index_bits)), err))
 		return -1;
-	if (!smap_skip(d, hdr->header_size - SMAP_HEADER_SIZE)) {
+	if (!smap_skip(d, hdr->header_size - HDR_SIZE)) {
 		if (smap_io_error(d, err))
 			return -1;
 		smap_err(err, 0, "truncated header (%llu of %u bytes)",
@@ -214,6 +263,22 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * smap_decode_record() - convert a raw record header to host byte order
+ * @hdr: header of the stream
+ * @raw: the first sizeof(struct trace_stackmap_bin_record) bytes of the
+ *	record, as stored
+ * @rec: the result; @rec->offset and @rec->addrs are left alone
+ */
+void smap_decode_record(const struct smap_header *hdr, const uint8_t *raw,
+			struct smap_record *rec)
+{
+	rec->id = get32(hdr, raw + REC_OFF(id));
+	rec->depth = get32(hdr, raw + REC_OFF(depth));
+	rec->refs = get32(hdr, raw + REC_OFF(refs));
+	rec->reserved = get32(hdr, raw + REC_OFF(reserved));
 }
 
 /**
@@ -250,7 +315,7 @@ int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
 		      struct smap_error *err)
 {
 	const struct smap_header *hdr = &d->hdr;
-	uint8_t buf[SMAP_RECORD_SIZE];
+	uint8_t buf[REC_SIZE];
 	uint64_t start = d->off;
 	uint32_t idx;
 	size_t n;
@@ -284,10 +349,7 @@ int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
 		return -1;
 	}
 	rec->offset = start;
-	rec->id = get32(hdr, buf);
-	rec->depth = get32(hdr, buf + 4);
-	rec->refs = get32(hdr, buf + 8);
-	rec->reserved = get32(hdr, buf + 12);
+	smap_decode_record(hdr, buf, rec);
 
 	/* Also catches an index that does not fit in index_bits. */
 	if (smap_id_gen(hdr, rec->id) != hdr->generation) {
@@ -304,16 +366,18 @@ int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
 	}
 	d->seen[idx / 8] |= 1U << (idx % 8);
 	if (rec->depth == 0 || rec->depth > hdr->max_depth) {
-		smap_err(err, start + 4, "record %u (id 0x%08x): depth %u is out of range 1..%u",
+		smap_err(err, start + REC_OFF(depth),
+			 "record %u (id 0x%08x): depth %u is out of range 1..%u",
 			 d->nr_read, rec->id, rec->depth, hdr->max_depth);
 		return -1;
 	}
 	if (rec->reserved) {
-		smap_err(err, start + 12, "record %u (id 0x%08x): reserved field is 0x%x, not 0",
+		smap_err(err, start + REC_OFF(reserved),
+			 "record %u (id 0x%08x): reserved field is 0x%x, not 0",
 			 d->nr_read, rec->id, rec->reserved);
 		return -1;
 	}
-	if (!smap_skip(d, hdr->record_size - SMAP_RECORD_SIZE)) {
+	if (!smap_skip(d, hdr->record_size - REC_SIZE)) {
 		if (smap_io_error(d, err))
 			return -1;
 		smap_err(err, start, "truncated record %u (id 0x%08x): record header ends early",

@@ -56,30 +56,20 @@ static int smap_index_read(struct smap_index *ix, uint64_t off,
 			   struct smap_record *rec)
 {
 	const struct smap_header *hdr = &ix->hdr;
-	uint8_t buf[SMAP_RECORD_SIZE];
-	uint32_t v[4];
-	int i;
+	uint8_t buf[sizeof(struct trace_stackmap_bin_record)];
 
 	if (fseeko(ix->f, off, SEEK_SET) ||
 	    fread(buf, 1, sizeof(buf), ix->f) != sizeof(buf))
 		return -1;
-	for (i = 0; i < 4; i++) {
-		memcpy(&v[i], buf + 4 * i, 4);
-		if (hdr->swap)
-			v[i] = __builtin_bswap32(v[i]);
-	}
+	smap_decode_record(hdr, buf, rec);
 	/* The file may have changed since it was validated. */
-	if (v[1] == 0 || v[1] > hdr->max_depth)
+	if (rec->depth == 0 || rec->depth > hdr->max_depth)
 		return -1;
 	if (fseeko(ix->f, off + hdr->record_size, SEEK_SET) ||
-	    fread(ix->raw, 8, v[1], ix->f) != v[1])
+	    fread(ix->raw, 8, rec->depth, ix->f) != rec->depth)
 		return -1;
-	smap_decode_addrs(hdr, ix->raw, v[1], ix->addrs);
+	smap_decode_addrs(hdr, ix->raw, rec->depth, ix->addrs);
 	rec->offset = off;
-	rec->id = v[0];
-	rec->depth = v[1];
-	rec->refs = v[2];
-	rec->reserved = v[3];
 	rec->addrs = ix->addrs;
 	return 0;
 }

@@ -17,16 +17,18 @@
 #include "cli.h"
 
 static const char dump_help[] =
-	"Usage: stackmap dump [--json] [--kallsyms FILE] FILE|-\n"
+	"Usage: stackmap dump [--json|--header] [--kallsyms FILE] FILE|-\n"
 	"\n"
 	"Decode a stack_map_bin stream (either byte order) and print it in the\n"
-	"layout of the stack_map file, or as JSON. The stream is checked in\n"
-	"full: the first bad field is reported with its byte offset, and the\n"
-	"exit status is 1. Text output stops there; JSON is printed only for a\n"
-	"valid stream.\n"
+	"layout of the stack_map file, or as JSON, or only its header. The\n"
+	"stream is checked in full: the first bad field is reported with its\n"
+	"byte offset, and the exit status is 1. Text output stops there; JSON\n"
+	"and the header are printed only for a valid stream.\n"
 	"\n"
 	"  -j, --json           print JSON (two passes: a pipe is first copied\n"
 	"                       to a temporary file)\n"
+	"  -H, --header         print only the header, one \"name: value\" per\n"
+	"                       line, with the names of the JSON output\n"
 	"  -k, --kallsyms FILE  symbolize with a saved /proc/kallsyms\n"
 	"  -h, --help           this text\n";
 
@@ -47,7 +49,8 @@ static void usage(FILE *out)
 	fputs("Usage: stackmap COMMAND [options]\n"
 	      "\n"
 	      "Commands:\n"
-	      "  dump      decode a stack_map_bin stream as text or JSON\n"
+	      "  dump      decode a stack_map_bin stream as text or JSON, or\n"
+	      "            check it and print its header\n"
 	      "  expand    replace the stack ids of a trace with their stacks\n"
 	      "  fold      folded stacks for flame graphs\n"
 	      "  snapshot  save the map, kallsyms and trace of a live system\n"
@@ -150,6 +153,26 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/* What dump prints: the records as text or JSON, or only the header. */
+enum dump_format {
+	DUMP_TEXT,
+	DUMP_JSON,
+	DUMP_HEADER,
+};
+
+/* The fields of dump_json_header(), for shell scripts. */
+static void dump_header_fields(const struct smap_header *hdr)
+{
+	printf("byte_order: %s\nversion: %u\nheader_size: %u\n"
+	       "generation: %u\nindex_bits: %u\nnr_records: %u\nflags: %u\n"
+	       "addresses: %s\nmax_depth: %u\nrecord_size: %u\n",
+	       hdr->big_endian ? "big" : "little", hdr->version,
+	       hdr->header_size, hdr->generation, hdr->index_bits,
+	       hdr->nr_records, hdr->flags,
+	       hdr->flags & TRACE_STACKMAP_BIN_ADDRS ? "true" : "false",
+	       hdr->max_depth, hdr->record_size);
+}
+
 static void dump_json_header(const struct smap_header *hdr)
 {
 	printf("{\n  \"byte_order\": \"%s\",\n  \"version\": %u,\n"
@@ -161,7 +184,7 @@ static void dump_json_header(const struct smap_header *hdr)
 	       hdr->big_endian ? "big" : "little", hdr->version,
 	       hdr->header_size, hdr->generation, hdr->index_bits,
 	       hdr->nr_records, hdr->flags,
-	       hdr->flags & SMAP_FLAG_ADDRS ? "true" : "false",
+	       hdr->flags & TRACE_STACKMAP_BIN_ADDRS ? "true" : "false",
 	       hdr->max_depth, hdr->record_size);
 }
 
@@ -190,9 +213,12 @@ static void dump_json_record(const struct smap_header *hdr,
 	fputs("]}", stdout);
 }
 
-/* One pass over the stream; prints it unless @print is false. */
+/*
+ * One pass over the stream; prints it unless @print is false. The header
+ * alone is printed at the end, once the records checked out.
+ */
 static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
-		     bool json, bool print)
+		     enum dump_format fmt, bool print)
 {
 	struct smap_decoder d;
 	struct smap_record rec;
@@ -203,25 +229,28 @@ static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
 		smap_decoder_fini(&d);
 		return report(name, &err);
 	}
-	if (print && !(d.hdr.flags & SMAP_FLAG_ADDRS) && d.hdr.nr_records)
+	if (print && fmt != DUMP_HEADER &&
+	    !(d.hdr.flags & TRACE_STACKMAP_BIN_ADDRS) && d.hdr.nr_records)
 		fprintf(stderr,
 			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
 			name);
-	if (print && json)
+	if (print && fmt == DUMP_JSON)
 		dump_json_header(&d.hdr);
 	while ((ret = smap_decoder_next(&d, &rec, &err)) > 0) {
 		if (!print)
 			continue;
-		if (json)
+		if (fmt == DUMP_JSON)
 			dump_json_record(&d.hdr, &rec, ks, d.nr_read == 1);
-		else
+		else if (fmt == DUMP_TEXT)
 			dump_text_record(&rec, ks);
 	}
 	smap_decoder_fini(&d);
 	if (ret < 0)
 		return report(name, &err);
-	if (print && json)
+	if (print && fmt == DUMP_JSON)
 		printf("%s]\n}\n", d.hdr.nr_records ? "\n  " : "");
+	if (print && fmt == DUMP_HEADER)
+		dump_header_fields(&d.hdr);
 	return 0;
 }
 
@@ -229,24 +258,30 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "header", no_argument, NULL, 'H' },
 		{ "kallsyms", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	enum dump_format fmt = DUMP_TEXT;
 	const char *kallsyms = NULL, *path;
 	struct ksyms ksbuf, *ks;
 	struct smap_error err;
-	bool json = false;
 	int c, ret;
 	FILE *f;
 
-	while ((c = getopt_long(argc, argv, "jk:h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'k')
+	while ((c = getopt_long(argc, argv, "jHk:h", opts, NULL)) != -1) {
+		if (c == 'j' || c == 'H') {
+			if (fmt != DUMP_TEXT) {
+				fprintf(stderr, "stackmap dump: --json and --header exclude each other\n");
+				die_usage("dump");
+			}
+			fmt = c == 'j' ? DUMP_JSON : DUMP_HEADER;
+		} else if (c == 'k') {
 			kallsyms = optarg;
-		else
+		} else {
 			check_opt(c, "dump", dump_help);
+		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "stackmap dump: expected one FILE or -\n");
@@ -257,7 +292,7 @@ int cmd_dump(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	if (json) {
+	if (fmt == DUMP_JSON) {
 		/*
 		 * Validate everything first so that a bad stream prints no
 		 * JSON at all, then decode again to print: two passes over a
@@ -268,13 +303,16 @@ int cmd_dump(int argc, char **argv)
 			ret = report(path, &err);
 			goto out;
 		}
-		ret = dump_pass(f, path, ks, true, false);
+		ret = dump_pass(f, path, ks, fmt, false);
 		if (!ret) {
 			rewind(f);
-			ret = dump_pass(f, path, ks, true, true);
+			ret = dump_pass(f, path, ks, fmt, true);
 		}
 	} else {
-		/* Text streams: records before an error are printed. */
+		/*
+		 * Text streams: records before an error are printed. The
+		 * header comes after the last record: one pass too.
+		 */
 		f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 		if (!f) {
 			fprintf(stderr, "stackmap: %s: %s\n", path,
@@ -282,7 +320,7 @@ int cmd_dump(int argc, char **argv)
 			ret = EXIT_FAILURE;
 			goto out;
 		}
-		ret = dump_pass(f, path, ks, false, true);
+		ret = dump_pass(f, path, ks, fmt, true);
 	}
 	if (f != stdin)
 		fclose(f);
@@ -430,7 +468,7 @@ int cmd_snapshot(int argc, char **argv)
 		return report(dst, &err);
 	printf("stack_map_bin: %llu bytes, generation %u, %u records%s\n",
 	       (unsigned long long)bytes, d.hdr.generation, d.hdr.nr_records,
-	       d.hdr.flags & SMAP_FLAG_ADDRS ? "" :
+	       d.hdr.flags & TRACE_STACKMAP_BIN_ADDRS ? "" :
 	       " (addresses hidden: run with CAP_SYSLOG)");
 
 	snprintf(src, sizeof(src), "%s/stack_map", inst);

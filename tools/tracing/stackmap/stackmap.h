@@ -2,10 +2,12 @@
 /*
  * stackmap: userspace decoder of the ftrace stack_map_bin stream.
  *
- * The format is defined in Documentation/trace/ftrace-stackmap.rst and
- * kernel/trace/trace_stackmap.h. This header is the contract between the
- * decoder (decode.c), the id index (mapindex.c), the symbolizer (ksyms.c)
- * and their users: the CLI, the fuzz target and plugin_stackmap.so.
+ * The format is defined by <linux/trace_stackmap.h>, of which the decoder
+ * uses the copy in tools/include/uapi (check-headers.sh keeps it equal to
+ * the kernel's), and described in Documentation/trace/ftrace-stackmap.rst.
+ * This header is the contract between the decoder (decode.c), the id index
+ * (mapindex.c), the symbolizer (ksyms.c) and their users: the CLI, the
+ * fuzz targets and plugin_stackmap.so.
  *
  * Conventions: every function that can fail fills a caller-provided
  * struct smap_error with a one-line message that starts with the byte
@@ -18,19 +20,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SMAP_MAGIC		0x46534D42U	/* "FSMB" */
-#define SMAP_VERSION		2
-#define SMAP_HEADER_SIZE	32
-#define SMAP_RECORD_SIZE	16
-#define SMAP_FLAG_ADDRS		0x1U
+#include <linux/trace_stackmap.h>
+
 /* Frame in the ftrace trampoline; not an address. */
 #define SMAP_TRAMPOLINE		0x7fffffffULL
 /*
  * Ids: the low index_bits bits index the record, the high 32 - index_bits
  * bits tag the generation. A depot of 2^k slots splits at k; version 2
- * headers say where, version 1 always split at 20.
+ * headers say where, version 1 always split at
+ * %TRACE_STACKMAP_BIN_V1_INDEX_BITS. The kernel's tables have 2^5 to 2^20
+ * slots.
  */
-#define SMAP_V1_INDEX_BITS	20
 #define SMAP_MIN_INDEX_BITS	5
 #define SMAP_MAX_INDEX_BITS	20
 /*
@@ -50,8 +50,8 @@ struct smap_error {
 /**
  * struct smap_header - decoded stack_map_bin header, in host byte order
  * @index_bits: where the stream splits its ids: from the header in
- *	version 2, %SMAP_V1_INDEX_BITS in version 1 (whose header has a
- *	reserved field there)
+ *	version 2, %TRACE_STACKMAP_BIN_V1_INDEX_BITS in version 1 (whose
+ *	header has a reserved field there)
  * @big_endian: the stream was written by a big-endian kernel
  * @swap: the stream's byte order differs from the host's
  */
@@ -133,6 +133,8 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err);
 int smap_decoder_next(struct smap_decoder *d, struct smap_record *rec,
 		      struct smap_error *err);
 void smap_decoder_fini(struct smap_decoder *d);
+void smap_decode_record(const struct smap_header *hdr, const uint8_t *raw,
+			struct smap_record *rec);
 int smap_decode_addrs(const struct smap_header *hdr, const uint8_t *raw,
 		      uint32_t depth, uint64_t *addrs);
 

@@ -147,7 +147,7 @@ static int open_map(const struct trace_opts *o, struct smap_index *ix)
 		return report(o->map, &err);
 	if (smap_index_open(ix, f, &err))
 		return report(o->map, &err);
-	if (!(ix->hdr.flags & SMAP_FLAG_ADDRS) && ix->hdr.nr_records)
+	if (!(ix->hdr.flags & TRACE_STACKMAP_BIN_ADDRS) && ix->hdr.nr_records)
 		fprintf(stderr,
 			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
 			o->map);

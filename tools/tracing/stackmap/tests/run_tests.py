@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of build/stackmap and plugin_stackmap.so, plus a bounded
-libFuzzer run of the decoder.
+"""Unit tests of build/stackmap and plugin_stackmap.so, plus bounded
+libFuzzer runs of the decoder and of the trace text parsers.
 
 Appends one "PASS tools:<name>" or "FAIL tools:<name>" line per test to
 --results and exits non-zero if any test failed. Every stream is crafted
@@ -50,7 +50,7 @@ class Layout:
         self.version = version
         self.index_bits = index_bits
         self.gen = gen
-        # Test names of version 1 are those from before version 2.
+        # Version 1 is the layout without a suffix in test names.
         self.suffix = '' if version == 1 else '_' + name
         self.kw = {} if version == 1 else {'version': version,
                                            'index_bits': index_bits}
@@ -239,6 +239,25 @@ def tests_dump_one(r, lay, order, bo):
     r.check('dump_json' + name, js)
     r.check('dump_json_pipe' + name, lambda: js(pipe=True))
 
+    def header():
+        p = r.run(['dump', '--header', path])
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), header_fields(
+            {'le': 'little', 'be': 'big'}[order], lay.version, lay.gen,
+            lay.index_bits, 3), 'stdout')
+        eq(p.stderr, b'', 'stderr')
+    r.check('dump_header' + name, header)
+
+
+def header_fields(bo, version, gen, index_bits, nr, flags=1,
+                  header_size=32, record_size=16):
+    """What dump --header prints."""
+    return ('byte_order: %s\nversion: %d\nheader_size: %d\n'
+            'generation: %d\nindex_bits: %d\nnr_records: %d\nflags: %d\n'
+            'addresses: %s\nmax_depth: 128\nrecord_size: %d\n' %
+            (bo, version, header_size, gen, index_bits, nr, flags,
+             'true' if flags & 1 else 'false', record_size))
+
 
 def tests_dump(r):
     for lay in LAYOUTS:
@@ -253,7 +272,19 @@ def tests_dump(r):
             p = r.run(['dump', '--json', path])
             eq(p.returncode, 0, 'exit')
             eq(json.loads(p.stdout)['records'], [], 'records')
+            p = r.run(['dump', '--header', path])
+            eq((p.returncode, p.stdout.decode()),
+               (0, header_fields('little', lay.version, 0, lay.index_bits,
+                                 0)), 'header')
         r.check('dump_unallocated_depot' + lay.suffix, empty_map)
+
+    def header_stdin():
+        data = V2_14.stream('>')
+        p = r.run(['dump', '-H', '-'], stdin=data)
+        eq(p.returncode, 0, 'exit')
+        eq(p.stdout.decode(), header_fields('big', 2, V2_14.gen, 14, 3),
+           'stdout')
+    r.check('dump_header_stdin', header_stdin)
 
     def hidden():
         path = r.write('hidden', g.stream([(0x00300001, [0, 0], 1)], gen=3,
@@ -264,6 +295,11 @@ def tests_dump(r):
            'stack_id 0x00300001 [ref 1, depth 2]\n  [0] 0x0\n  [1] 0x0\n',
            'stdout')
         assert b'addresses are hidden' in p.stderr, p.stderr
+        # The header says so itself.
+        p = r.run(['dump', '--header', path])
+        eq((p.returncode, p.stdout.decode(), p.stderr),
+           (0, header_fields('little', 1, 3, 20, 1, flags=0), b''),
+           'header')
     r.check('dump_hidden_addresses', hidden)
 
     def bigger_sizes():
@@ -271,11 +307,16 @@ def tests_dump(r):
         data = (g.header(1, 1, header_size=40, record_size=24,
                          extra=b'\xaa' * 8) +
                 g.record(0x00100001, [A0], 7, extra=b'\xbb' * 8))
-        p = r.run(['dump', r.write('bigger', data)])
+        path = r.write('bigger', data)
+        p = r.run(['dump', path])
         eq(p.returncode, 0, 'exit')
         eq(p.stdout.decode(),
            'stack_id 0x00100001 [ref 7, depth 1]\n  [0] 0xffffffff81000010\n',
            'stdout')
+        p = r.run(['dump', '--header', path])
+        eq(p.stdout.decode(), header_fields('little', 1, 1, 20, 1,
+                                            header_size=40, record_size=24),
+           'header')
     r.check('dump_larger_header_and_record_size', bigger_sizes)
 
 
@@ -376,6 +417,8 @@ def tests_errors(r):
             def check(path=path, data=data, off=off, words=words):
                 for args in (['dump', path], ['dump', '--json', path],
                              ['dump', '--json', '-'],
+                             ['dump', '--header', path],
+                             ['dump', '--header', '-'],
                              ['expand', '--map', path, '/dev/null'],
                              ['fold', '--map', path]):
                     p = r.run(args, stdin=data)
@@ -386,7 +429,8 @@ def tests_errors(r):
                     assert m, 'no offset in %r' % err
                     eq(int(m.group(1)), off, 'offset in %r' % err)
                     assert words in err, '%r not in %r' % (words, err)
-                    if args[1] == '--json' or args[0] != 'dump':
+                    if args[1] in ('--json', '--header') or \
+                       args[0] != 'dump':
                         eq(p.stdout, b'', '%s: stdout' % args)
             r.check('strict_%s_%s' % (name, order), check)
 
@@ -577,6 +621,14 @@ def tests_cli(r):
         p = r.run(['expand', '-m', r.kallsyms, '-k', '/nonexistent'])
         eq(p.returncode, 1, 'missing kallsyms')
     r.check('cli_commands_and_missing_files', top)
+
+    def json_and_header():
+        path = r.write('map.le', g.stream(RECS))
+        for args in (['-j', '-H'], ['--header', '--json']):
+            p = r.run(['dump'] + args + [path])
+            eq((p.returncode, p.stdout), (2, b''), '%s' % args)
+            assert b'exclude each other' in p.stderr, p.stderr
+    r.check('cli_dump_json_and_header_exclusive', json_and_header)
 
     def bad_kallsyms():
         path = r.write('map.le', g.stream(RECS))
