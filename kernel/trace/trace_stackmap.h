@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
+#include <uapi/linux/trace_stackmap.h>
 
 struct trace_array;
 struct dentry;
@@ -22,52 +23,6 @@ struct dentry;
 #define TRACE_STACKMAP_DEFAULT_SIZE	8192U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
-
-/* Binary export (stack_map_bin), all fields in native byte order. */
-#define TRACE_STACKMAP_BIN_MAGIC	0x46534D42U	/* "FSMB" */
-#define TRACE_STACKMAP_BIN_VERSION	2
-/* Header flag: the addresses are real, not zeroed. */
-#define TRACE_STACKMAP_BIN_ADDRS	0x1U
-
-/**
- * struct trace_stackmap_bin_header - header of the stack_map_bin stream
- * @magic: %TRACE_STACKMAP_BIN_MAGIC, in native byte order
- * @version: %TRACE_STACKMAP_BIN_VERSION
- * @header_size: size of this header in bytes; records start right after
- * @generation: generation of the depot the records belong to
- * @nr_records: number of records that follow
- * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
- * @max_depth: deepest record the depot can hold
- * @record_size: size of struct trace_stackmap_bin_record
- * @index_bits: low bits of an id that index the depot's table; the bits
- *	above are the generation tag. Version 1 had a zero field here and a
- *	fixed split of 20 bits.
- */
-struct trace_stackmap_bin_header {
-	u32 magic;
-	u16 version;
-	u16 header_size;
-	u32 generation;
-	u32 nr_records;
-	u32 flags;
-	u32 max_depth;
-	u32 record_size;
-	u32 index_bits;
-};
-
-/**
- * struct trace_stackmap_bin_record - one record of the stack_map_bin stream
- * @id: the stack id, as it appears in TRACE_STACK_ID events
- * @depth: number of u64 addresses that follow, innermost first
- * @refs: events that were given this id
- * @reserved: zero
- */
-struct trace_stackmap_bin_record {
-	u32 id;
-	u32 depth;
-	u32 refs;
-	u32 reserved;
-};
 
 #ifdef CONFIG_FTRACE_STACKMAP
 
