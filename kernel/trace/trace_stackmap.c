@@ -443,7 +443,7 @@ static void *stackmap_seq_start(struct seq_file *m, loff_t *pos)
 		st->pos = 0;
 		stackmap_seq_fetch(st);
 	} else if (st->epoch != st->tr->stackmap.epoch) {
-		/* The depot was replaced by a resize since the last read. */
+		/* The depot was reset or replaced since the last read. */
 		st->depth = -ESTALE;
 	}
 
@@ -547,8 +547,10 @@ static ssize_t stackmap_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&stackmap_mutex);
 	depot = stackmap_depot(tr);
-	if (depot)
+	if (depot) {
 		stackdepot_lf_reset(depot);
+		tr->stackmap.epoch++;
+	}
 	mutex_unlock(&stackmap_mutex);
 
 	*ppos += cnt;
@@ -648,7 +650,6 @@ struct stackmap_bin {
 	u32			epoch;
 	u32			gen;	/* generation of @ids, 0 if no depot */
 	u32			index_bits;
-	u64			resets;	/* of the depot, when @ids were taken */
 	u32			*ids;	/* the records, fixed at open */
 	u32			nr_ids;
 	u32			next;	/* next of @ids to encode */
@@ -664,6 +665,7 @@ struct stackmap_bin {
 /*
  * Collect the ids of the current generation. Resets take stackmap_mutex,
  * which the caller holds, so the generation cannot change meanwhile.
+ * The counters are summed once per open, not per record.
  */
 static int stackmap_bin_snapshot(struct stackmap_bin *bin,
 				 struct stackdepot_lf *depot)
@@ -683,7 +685,6 @@ static int stackmap_bin_snapshot(struct stackmap_bin *bin,
 
 	bin->gen = stats.generation;
 	bin->index_bits = stats.index_bits;
-	bin->resets = stats.resets;
 	stackdepot_lf_iter_start(&iter, depot);
 	while ((ret = stackdepot_lf_iter_next(&iter, bin->entries,
 					      ARRAY_SIZE(bin->entries),
@@ -745,20 +746,15 @@ out_put:
 	return ret;
 }
 
-/* -ESTALE if the depot was reset or replaced since open. */
+/*
+ * -ESTALE if the depot was reset or replaced since open. The epoch, not the
+ * generation tag, because a tag comes back once the id space wraps.
+ */
 static int stackmap_bin_check(struct stackmap_bin *bin)
 {
-	struct stackdepot_lf_stats stats;
-	struct stackdepot_lf *depot;
-
 	lockdep_assert_held(&stackmap_mutex);
 
-	depot = stackmap_depot(bin->tr);
-	if (!depot || bin->epoch != bin->tr->stackmap.epoch)
-		return -ESTALE;
-	/* The tag comes back once the id space wraps; the count does not. */
-	stackdepot_lf_stats(depot, &stats);
-	if (stats.resets != bin->resets)
+	if (!stackmap_depot(bin->tr) || bin->epoch != bin->tr->stackmap.epoch)
 		return -ESTALE;
 	return 0;
 }

@@ -30,7 +30,8 @@ struct dentry;
  * struct trace_stackmap - stackmap state embedded in each trace_array
  * @depot: the depot, NULL until the option is first enabled
  * @size: capacity in distinct stacks of the next depot, 0 for the default
- * @epoch: bumped every time @depot is replaced, so open readers notice
+ * @epoch: bumped every time @depot is reset or replaced, so that open
+ *	readers notice without asking the depot
  * @expand: print stack ids as full stacks in the trace file
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
