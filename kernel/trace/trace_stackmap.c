@@ -157,7 +157,7 @@ static void stackmap_destroy(struct trace_array *tr)
 
 	tr->stackmap.epoch++;
 	RCU_INIT_POINTER(tr->stackmap.depot, NULL);
-	/* Waits for the preempt-disabled readers of trace_stackmap_get_id(). */
+	/* Waits for trace_stackmap_get_id() and stackmap_print_stack(). */
 	synchronize_rcu();
 	stackdepot_lf_destroy(depot);
 }
@@ -171,7 +171,7 @@ static void stackmap_destroy(struct trace_array *tr)
  * allocated here: trace_stackmap_init() does it later, and until then
  * events keep their full stacks.
  *
- * Context: Process context, trace_types_lock held once the system runs.
+ * Context: Process context, trace_types_lock held.
  * Return: 0, -EINVAL for an instance on a persistent (boot-mapped) ring
  * buffer, whose old ids no depot can resolve, or -ENOMEM.
  */

@@ -17,7 +17,7 @@ struct dentry;
 
 /* Deepest stack stored as an id; deeper stacks are recorded in full. */
 #define TRACE_STACKMAP_MAX_DEPTH	128U
-/* Average depth the arena is sized for: each record takes 8 + 8 * depth. */
+/* The arena holds a depot's capacity in records of this depth. */
 #define TRACE_STACKMAP_AVG_DEPTH	32U
 /* Default capacity, in distinct stacks, of a depot. */
 #define TRACE_STACKMAP_DEFAULT_SIZE	8192U
