@@ -36,9 +36,9 @@ struct dentry;
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  *
- * @size and @epoch are protected by the adapter's mutex; @depot
- * is written under it and read locklessly by the recording and print
- * paths; @expand and @drops_context are lockless.
+ * @size and @epoch are protected by stackmap_mutex; @depot is written
+ * under it and read locklessly by the recording and print paths; @expand
+ * and @drops_context are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
