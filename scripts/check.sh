@@ -177,7 +177,8 @@ fi
 # The code that ships, 32-bit and without KUnit: no test-only helper may
 # be left unused, no 64-bit assumption may hide in its arithmetic.
 build_gates i386-nokunit i386 "$scripts/check-i386-nokunit.config" \
-	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o
+	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o \
+	kernel/trace/trace_stackmap_export.o
 
 secs=$(( $(date +%s) - start ))
 "$record" time check "$secs"

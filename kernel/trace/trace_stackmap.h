@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ftrace stackmap: the glue between the trace option "stackmap" and a
- * stackdepot_lf depot per trace instance. See
+ * stackdepot_lf depot per trace instance: what trace.h and trace.c use,
+ * and what trace_stackmap_export.c uses of trace_stackmap.c. See
  * Documentation/trace/ftrace-stackmap.rst.
  */
 #ifndef _TRACE_STACKMAP_H
 #define _TRACE_STACKMAP_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
-#include <uapi/linux/trace_stackmap.h>
 
 struct trace_array;
 struct dentry;
@@ -36,9 +37,9 @@ struct dentry;
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  *
- * @size and @epoch are protected by stackmap_mutex; @depot is written
- * under it and read locklessly by the recording and print paths; @expand
- * and @drops_context are lockless.
+ * @size and @epoch are protected by trace_stackmap_mutex; @depot is
+ * written under it and read locklessly by the recording and print paths;
+ * @expand and @drops_context are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -57,14 +58,15 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer);
 void trace_stackmap_free(struct trace_array *tr);
 
-/* Exposed for the KUnit suite. */
-int trace_stackmap_parse_cmd(const char *buf, size_t len);
-void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
-				  u32 generation, u32 nr_records, u32 flags,
-				  u32 max_depth, u32 index_bits);
-size_t trace_stackmap_encode_record(void *buf,
-				    const struct stackdepot_lf_info *info,
-				    const unsigned long *entries, bool addrs);
+/* For the tracefs files of trace_stackmap_export.c. */
+extern struct mutex trace_stackmap_mutex;
+
+struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr);
+unsigned int trace_stackmap_size(struct trace_array *tr);
+void trace_stackmap_params(struct stackdepot_lf_params *params,
+			   unsigned int size);
+int trace_stackmap_parse_size(const char *str, unsigned int *size);
+void trace_stackmap_destroy(struct trace_array *tr);
 
 #else /* !CONFIG_FTRACE_STACKMAP */
 

@@ -19,6 +19,7 @@
 
 #include "trace.h"
 #include "trace_stackmap.h"
+#include "trace_stackmap_export.h"
 
 struct parse_case {
 	const char *buf;
