@@ -12,6 +12,10 @@
 #   w1-i386-nokunit:<obj>, sparse-i386-nokunit:<obj>
 #                       the same for the library and the adapter in a
 #                       32-bit kernel without KUnit
+#   uapi:<header>       each header under include/uapi/ as userspace gets
+#                       it: installed by `make headers` (whose script
+#                       rejects kernel-only content), then compiled alone
+#                       with -std=c90 -Wall -Wextra -Werror
 #
 # Any warning fails its gate. The objects are built in an x86_64 tree
 # ($BUILD/check-x86_64, x86_64_defconfig + scripts/check.config) and an
@@ -40,6 +44,7 @@ mapfile -t files < <(find lib include kernel Documentation \
 	\( -name '*.[ch]' -o -name Kconfig -o -name Makefile -o -name '*.rst' \) \
 	-type f 2>/dev/null | LC_ALL=C sort)
 mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep '\.[ch]$')
+mapfile -t uapi < <(printf '%s\n' "${files[@]}" | grep '^include/uapi/.*\.h$')
 mapfile -t objects < <(printf '%s\n' "${files[@]}" | grep '\.c$' | sed 's/\.c$/.o/')
 mapfile -t patches < <(find patches -maxdepth 1 -name '*.patch' 2>/dev/null | LC_ALL=C sort)
 
@@ -142,10 +147,38 @@ build_gates() {
 
 # Every project object, 64-bit, KUnit on.
 build_gates x86_64 x86_64 "$scripts/check.config" "${objects[@]}"
+
+# uapi headers: `make headers` installs every uapi header of the tree into
+# usr/include of the x86_64 tree (incrementally), and each of ours must be
+# there and compile on its own as C90, the standard the kernel's own uapi
+# header test (CONFIG_UAPI_HEADER_TEST) holds them to.
+if [ ${#uapi[@]} -gt 0 ]; then
+	obj=$build/check-x86_64
+	log=$logs/headers.log
+	make -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs" headers > "$log" 2>&1
+	rc=$?
+	for h in "${uapi[@]}"; do
+		installed=$obj/usr/include/${h#include/uapi/}
+		hlog=$(logname uapi "$h")
+		cp "$log" "$hlog"
+		if [ $rc -eq 0 ] && [ -f "$installed" ]; then
+			printf '#include <%s>\n' "${h#include/uapi/}" |
+				gcc -std=c90 -Wall -Wextra -Werror \
+					-fsyntax-only -I "$obj/usr/include" \
+					-x c - >> "$hlog" 2>&1
+			gate uapi "$h" "$hlog" $?
+		else
+			echo "$installed: not installed by make headers" >> "$hlog"
+			gate uapi "$h" "$hlog" 1
+		fi
+	done
+fi
+
 # The code that ships, 32-bit and without KUnit: no test-only helper may
 # be left unused, no 64-bit assumption may hide in its arithmetic.
 build_gates i386-nokunit i386 "$scripts/check-i386-nokunit.config" \
-	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o
+	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o \
+	kernel/trace/trace_stackmap_export.o
 
 secs=$(( $(date +%s) - start ))
 "$record" time check "$secs"

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ftrace stackmap: the glue between the trace option "stackmap" and a
- * stackdepot_lf depot per trace instance. See
+ * stackdepot_lf depot per trace instance: what trace.h and trace.c use,
+ * and what trace_stackmap_export.c uses of trace_stackmap.c. See
  * Documentation/trace/ftrace-stackmap.rst.
  */
 #ifndef _TRACE_STACKMAP_H
 #define _TRACE_STACKMAP_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
 
@@ -16,58 +18,12 @@ struct dentry;
 
 /* Deepest stack stored as an id; deeper stacks are recorded in full. */
 #define TRACE_STACKMAP_MAX_DEPTH	128U
-/* Average depth the arena is sized for: each record takes 8 + 8 * depth. */
+/* The arena holds a depot's capacity in records of this depth. */
 #define TRACE_STACKMAP_AVG_DEPTH	32U
 /* Default capacity, in distinct stacks, of a depot. */
 #define TRACE_STACKMAP_DEFAULT_SIZE	8192U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
-
-/* Binary export (stack_map_bin), all fields in native byte order. */
-#define TRACE_STACKMAP_BIN_MAGIC	0x46534D42U	/* "FSMB" */
-#define TRACE_STACKMAP_BIN_VERSION	2
-/* Header flag: the addresses are real, not zeroed. */
-#define TRACE_STACKMAP_BIN_ADDRS	0x1U
-
-/**
- * struct trace_stackmap_bin_header - header of the stack_map_bin stream
- * @magic: %TRACE_STACKMAP_BIN_MAGIC, in native byte order
- * @version: %TRACE_STACKMAP_BIN_VERSION
- * @header_size: size of this header in bytes; records start right after
- * @generation: generation of the depot the records belong to
- * @nr_records: number of records that follow
- * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
- * @max_depth: deepest record the depot can hold
- * @record_size: size of struct trace_stackmap_bin_record
- * @index_bits: low bits of an id that index the depot's table; the bits
- *	above are the generation tag. Version 1 had a zero field here and a
- *	fixed split of 20 bits.
- */
-struct trace_stackmap_bin_header {
-	u32 magic;
-	u16 version;
-	u16 header_size;
-	u32 generation;
-	u32 nr_records;
-	u32 flags;
-	u32 max_depth;
-	u32 record_size;
-	u32 index_bits;
-};
-
-/**
- * struct trace_stackmap_bin_record - one record of the stack_map_bin stream
- * @id: the stack id, as it appears in TRACE_STACK_ID events
- * @depth: number of u64 addresses that follow, innermost first
- * @refs: events that were given this id
- * @reserved: zero
- */
-struct trace_stackmap_bin_record {
-	u32 id;
-	u32 depth;
-	u32 refs;
-	u32 reserved;
-};
 
 #ifdef CONFIG_FTRACE_STACKMAP
 
@@ -75,14 +31,15 @@ struct trace_stackmap_bin_record {
  * struct trace_stackmap - stackmap state embedded in each trace_array
  * @depot: the depot, NULL until the option is first enabled
  * @size: capacity in distinct stacks of the next depot, 0 for the default
- * @epoch: bumped every time @depot is replaced, so open readers notice
+ * @epoch: bumped every time @depot is reset or replaced, so that open
+ *	readers notice without asking the depot
  * @expand: print stack ids as full stacks in the trace file
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  *
- * @size and @epoch are protected by the adapter's mutex; @depot
- * is written under it and read locklessly by the recording and print
- * paths; @expand and @drops_context are lockless.
+ * @size and @epoch are protected by trace_stackmap_mutex; @depot is
+ * written under it and read locklessly by the recording and print paths;
+ * @expand and @drops_context are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -101,14 +58,15 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer);
 void trace_stackmap_free(struct trace_array *tr);
 
-/* Exposed for the KUnit suite. */
-int trace_stackmap_parse_cmd(const char *buf, size_t len);
-void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
-				  u32 generation, u32 nr_records, u32 flags,
-				  u32 max_depth, u32 index_bits);
-size_t trace_stackmap_encode_record(void *buf,
-				    const struct stackdepot_lf_info *info,
-				    const unsigned long *entries, bool addrs);
+/* For the tracefs files of trace_stackmap_export.c. */
+extern struct mutex trace_stackmap_mutex;
+
+struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr);
+unsigned int trace_stackmap_size(struct trace_array *tr);
+void trace_stackmap_params(struct stackdepot_lf_params *params,
+			   unsigned int size);
+int trace_stackmap_parse_size(const char *str, unsigned int *size);
+void trace_stackmap_destroy(struct trace_array *tr);
 
 #else /* !CONFIG_FTRACE_STACKMAP */
 

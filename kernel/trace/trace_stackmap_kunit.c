@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit cases for the ftrace stackmap adapter: the parser of writes to
+ * KUnit cases for the ftrace stackmap option: the parser of writes to
  * stack_map, the encoders of the stack_map_bin stream and, on a trace
  * instance created for the purpose, which ring buffers the recording path
  * writes stack ids into. Those cases reach trace.c internals (option
@@ -19,6 +19,7 @@
 
 #include "trace.h"
 #include "trace_stackmap.h"
+#include "trace_stackmap_export.h"
 
 struct parse_case {
 	const char *buf;
@@ -536,5 +537,5 @@ static struct kunit_suite trace_stackmap_suite = {
 kunit_test_suite(trace_stackmap_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
-MODULE_DESCRIPTION("KUnit tests for the ftrace stackmap adapter");
+MODULE_DESCRIPTION("KUnit tests for the ftrace stackmap option");
 MODULE_LICENSE("GPL");

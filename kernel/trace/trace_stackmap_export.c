@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace stackmap: the tracefs files that export the stacks of a trace
+ * instance's depot.
+ *
+ * stack_map prints every stack of the current generation as text and
+ * resets the depot on a write, stack_map_stat prints its counters,
+ * stack_map_bin streams the stacks in the binary format of
+ * <uapi/linux/trace_stackmap.h>, stack_map_size sets the capacity of the
+ * next depot and options/stackmap-expand makes the trace output print ids
+ * as full stacks. The depots are created and freed in trace_stackmap.c,
+ * whose recording path fills them.
+ *
+ * Coding conventions in this file: @tr is the trace instance, @depot the
+ * depot published in it, @st the cursor of a stack_map reader, @bin that
+ * of a stack_map_bin reader.
+ *
+ * Locking: every access to a depot here holds trace_stackmap_mutex (see
+ * trace_stackmap.c), which keeps it from being reset, replaced or freed
+ * meanwhile; none holds it over a copy to or from user memory.
+ */
+
+#include <kunit/visibility.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stackdepot_lf.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "trace.h"
+#include "trace_stackmap.h"
+#include "trace_stackmap_export.h"
+
+/* Parser and encoders: no state, so that KUnit can test them alone. */
+
+/**
+ * trace_stackmap_parse_cmd() - parse a write to the stack_map file
+ * @buf: the bytes written, not NUL-terminated
+ * @len: their number
+ *
+ * Return: 0 for "0" or "reset", each with an optional trailing newline;
+ * -EINVAL for anything else.
+ */
+VISIBLE_IF_KUNIT int trace_stackmap_parse_cmd(const char *buf, size_t len)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if ((len == 1 && buf[0] == '0') ||
+	    (len == 5 && !memcmp(buf, "reset", 5)))
+		return 0;
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_parse_cmd);
+
+/**
+ * trace_stackmap_encode_header() - fill the header of stack_map_bin
+ * @hdr: the header
+ * @generation: generation of the records
+ * @nr_records: number of records that follow
+ * @flags: %TRACE_STACKMAP_BIN_ADDRS or 0
+ * @max_depth: deepest record possible
+ * @index_bits: low bits of an id that index the depot's table
+ */
+VISIBLE_IF_KUNIT void
+trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
+			     u32 generation, u32 nr_records, u32 flags,
+			     u32 max_depth, u32 index_bits)
+{
+	*hdr = (struct trace_stackmap_bin_header) {
+		.magic		= TRACE_STACKMAP_BIN_MAGIC,
+		.version	= TRACE_STACKMAP_BIN_VERSION,
+		.header_size	= sizeof(*hdr),
+		.generation	= generation,
+		.nr_records	= nr_records,
+		.flags		= flags,
+		.max_depth	= max_depth,
+		.record_size	= sizeof(struct trace_stackmap_bin_record),
+		.index_bits	= index_bits,
+	};
+}
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_encode_header);
+
+/**
+ * trace_stackmap_encode_record() - encode one record of stack_map_bin
+ * @buf: room for the record header and @info->depth u64 addresses
+ * @info: the record's id, depth and ref count
+ * @entries: its stack
+ * @addrs: copy the real addresses; else zeros, except the trampoline
+ *	marker, which is not an address
+ *
+ * Return: the number of bytes written.
+ */
+VISIBLE_IF_KUNIT size_t
+trace_stackmap_encode_record(void *buf, const struct stackdepot_lf_info *info,
+			     const unsigned long *entries, bool addrs)
+{
+	struct trace_stackmap_bin_record rec = {
+		.id	= stackdepot_lf_id_to_u32(info->id),
+		.depth	= info->depth,
+		.refs	= info->refs,
+	};
+	u64 *out = buf + sizeof(rec);
+	unsigned int i;
+
+	memcpy(buf, &rec, sizeof(rec));
+	for (i = 0; i < info->depth; i++) {
+		u64 ip = entries[i];
+
+		if (!addrs && entries[i] != FTRACE_TRAMPOLINE_MARKER)
+			ip = 0;
+		memcpy(&out[i], &ip, sizeof(ip));
+	}
+	return sizeof(rec) + info->depth * sizeof(u64);
+}
+EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_encode_record);
+
+/* stack_map: text export and reset */
+
+struct stackmap_seq {
+	struct trace_array		*tr;
+	struct stackdepot_lf_iter	iter;
+	u32				epoch;
+	loff_t				pos;	/* index of the record held */
+	int				depth;	/* > 0 held, 0 end, < 0 error */
+	struct stackdepot_lf_info	info;
+	unsigned long			entries[TRACE_STACKMAP_MAX_DEPTH];
+};
+
+static void stackmap_seq_fetch(struct stackmap_seq *st)
+{
+	st->depth = stackdepot_lf_iter_next(&st->iter, st->entries,
+					    ARRAY_SIZE(st->entries), &st->info);
+}
+
+static void *stackmap_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct stackmap_seq *st = m->private;
+	struct stackdepot_lf *depot;
+
+	mutex_lock(&trace_stackmap_mutex);
+
+	depot = trace_stackmap_depot(st->tr);
+	if (!depot)
+		return NULL;
+
+	if (!*pos) {
+		stackdepot_lf_iter_start(&st->iter, depot);
+		st->epoch = st->tr->stackmap.epoch;
+		st->pos = 0;
+		stackmap_seq_fetch(st);
+	} else if (st->epoch != st->tr->stackmap.epoch) {
+		/* The depot was reset or replaced since the last read. */
+		st->depth = -ESTALE;
+	}
+
+	/* seq_file may ask again for the record it could not fit. */
+	while (st->depth > 0 && st->pos < *pos) {
+		st->pos++;
+		stackmap_seq_fetch(st);
+	}
+	if (st->depth < 0)
+		return ERR_PTR(st->depth);
+	return st->depth ? st : NULL;
+}
+
+static void *stackmap_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct stackmap_seq *st = m->private;
+
+	++*pos;
+	st->pos++;
+	stackmap_seq_fetch(st);
+	/* An error is returned by the next start(), i.e. the next read(). */
+	return st->depth > 0 ? st : NULL;
+}
+
+static void stackmap_seq_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&trace_stackmap_mutex);
+}
+
+static int stackmap_seq_show(struct seq_file *m, void *v)
+{
+	struct stackmap_seq *st = v;
+	int i;
+
+	seq_printf(m, "stack_id 0x%08x [ref %u, depth %u]\n",
+		   stackdepot_lf_id_to_u32(st->info.id), st->info.refs,
+		   st->info.depth);
+	for (i = 0; i < st->depth; i++) {
+		if (st->entries[i] == FTRACE_TRAMPOLINE_MARKER)
+			seq_printf(m, "  [%d] [FTRACE TRAMPOLINE]\n", i);
+		else
+			seq_printf(m, "  [%d] %pS\n", i, (void *)st->entries[i]);
+	}
+	return 0;
+}
+
+static const struct seq_operations stackmap_seq_ops = {
+	.start	= stackmap_seq_start,
+	.next	= stackmap_seq_next,
+	.stop	= stackmap_seq_stop,
+	.show	= stackmap_seq_show,
+};
+
+static int stackmap_open(struct inode *inode, struct file *file)
+{
+	struct trace_array *tr = inode->i_private;
+	struct stackmap_seq *st;
+	int ret;
+
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+
+	st = __seq_open_private(file, &stackmap_seq_ops, sizeof(*st));
+	if (!st) {
+		trace_array_put(tr);
+		return -ENOMEM;
+	}
+	st->tr = tr;
+	return 0;
+}
+
+static int stackmap_release(struct inode *inode, struct file *file)
+{
+	struct trace_array *tr = inode->i_private;
+
+	trace_array_put(tr);
+	if (file->f_mode & FMODE_READ)
+		return seq_release_private(inode, file);
+	return 0;
+}
+
+static ssize_t stackmap_write(struct file *file, const char __user *ubuf,
+			      size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file_inode(file)->i_private;
+	struct stackdepot_lf *depot;
+	char buf[8];
+	int ret;
+
+	if (!cnt || cnt > sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	ret = trace_stackmap_parse_cmd(buf, cnt);
+	if (ret)
+		return ret;
+
+	mutex_lock(&trace_stackmap_mutex);
+	depot = trace_stackmap_depot(tr);
+	if (depot) {
+		stackdepot_lf_reset(depot);
+		tr->stackmap.epoch++;
+	}
+	mutex_unlock(&trace_stackmap_mutex);
+
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations stackmap_fops = {
+	.open		= stackmap_open,
+	.read		= seq_read,
+	.write		= stackmap_write,
+	/* Writers have no seq_file to seek: tracing_lseek() leaves them at 0. */
+	.llseek		= tracing_lseek,
+	.release	= stackmap_release,
+};
+
+/* stack_map_stat */
+
+static int stackmap_stat_show(struct seq_file *m, void *v)
+{
+	struct trace_array *tr = m->private;
+	struct stackdepot_lf_params params;
+	struct stackdepot_lf_stats st;
+	struct stackdepot_lf *depot;
+
+	mutex_lock(&trace_stackmap_mutex);
+	depot = trace_stackmap_depot(tr);
+	if (depot)
+		stackdepot_lf_stats(depot, &st);
+	trace_stackmap_params(&params, trace_stackmap_size(tr));
+	mutex_unlock(&trace_stackmap_mutex);
+
+	seq_printf(m, "allocated: %d\n", !!depot);
+	if (!depot) {
+		seq_printf(m, "size: %u\n", params.max_records);
+		seq_printf(m, "mem_on_enable: %zu\n",
+			   stackdepot_lf_mem_size(&params));
+		return 0;
+	}
+
+	seq_printf(m, "generation: %u\n", st.generation);
+	seq_printf(m, "resetting: %u\n", st.resetting);
+	seq_printf(m, "records: %u\n", st.records);
+	seq_printf(m, "max_records: %u\n", st.max_records);
+	seq_printf(m, "table_slots: %u\n", st.table_slots);
+	seq_printf(m, "max_depth: %u\n", st.max_depth);
+	seq_printf(m, "arena_used: %llu\n", st.arena_used);
+	seq_printf(m, "arena_lost: %llu\n", st.arena_lost);
+	seq_printf(m, "arena_size: %llu\n", st.arena_size);
+	seq_printf(m, "mem_total: %llu\n", st.mem_total);
+	seq_printf(m, "hits: %llu\n", st.hits);
+	seq_printf(m, "inserts: %llu\n", st.inserts);
+	seq_printf(m, "lost_races: %llu\n", st.lost_races);
+	seq_printf(m, "drops_full: %llu\n", st.drops_full);
+	seq_printf(m, "drops_probe: %llu\n", st.drops_probe);
+	seq_printf(m, "drops_too_deep: %llu\n", st.drops_too_deep);
+	seq_printf(m, "drops_busy: %llu\n", st.drops_busy);
+	seq_printf(m, "drops_context: %llu\n", st.drops_context +
+		   atomic_long_read(&tr->stackmap.drops_context));
+	seq_printf(m, "resets: %llu\n", st.resets);
+	seq_printf(m, "index_bits: %u\n", st.index_bits);
+	return 0;
+}
+
+static int stackmap_stat_open(struct inode *inode, struct file *file)
+{
+	struct trace_array *tr = inode->i_private;
+	int ret;
+
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+
+	ret = single_open(file, stackmap_stat_show, tr);
+	if (ret)
+		trace_array_put(tr);
+	return ret;
+}
+
+static int stackmap_stat_release(struct inode *inode, struct file *file)
+{
+	trace_array_put(inode->i_private);
+	return single_release(inode, file);
+}
+
+static const struct file_operations stackmap_stat_fops = {
+	.open		= stackmap_stat_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= stackmap_stat_release,
+};
+
+/* stack_map_bin */
+
+struct stackmap_bin {
+	struct trace_array	*tr;
+	struct mutex		lock;	/* serialises read() calls */
+	u32			epoch;
+	u32			gen;	/* generation of @ids, 0 if no depot */
+	u32			index_bits;
+	u32			*ids;	/* the records, fixed at open */
+	u32			nr_ids;
+	u32			next;	/* next of @ids to encode */
+	bool			addrs;
+	int			err;	/* sticky once the stream went stale */
+	size_t			len;	/* bytes staged in @buf */
+	size_t			off;	/* bytes of @buf already read */
+	unsigned long		entries[TRACE_STACKMAP_MAX_DEPTH];
+	u8			buf[sizeof(struct trace_stackmap_bin_record) +
+				    TRACE_STACKMAP_MAX_DEPTH * sizeof(u64)];
+};
+
+/*
+ * Collect the ids of the current generation. Resets take
+ * trace_stackmap_mutex, which the caller holds, so the generation cannot
+ * change meanwhile. The counters are summed once per open, not per record.
+ */
+static int stackmap_bin_snapshot(struct stackmap_bin *bin,
+				 struct stackdepot_lf *depot)
+{
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	int ret;
+
+	lockdep_assert_held(&trace_stackmap_mutex);
+
+	stackdepot_lf_stats(depot, &stats);
+	bin->ids = kvmalloc_array(stats.max_records, sizeof(*bin->ids),
+				  GFP_KERNEL);
+	if (!bin->ids)
+		return -ENOMEM;
+
+	bin->gen = stats.generation;
+	bin->index_bits = stats.index_bits;
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((ret = stackdepot_lf_iter_next(&iter, bin->entries,
+					      ARRAY_SIZE(bin->entries),
+					      &info)) > 0) {
+		if (WARN_ON_ONCE(bin->nr_ids == stats.max_records))
+			break;
+		bin->ids[bin->nr_ids++] = stackdepot_lf_id_to_u32(info.id);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static int stackmap_bin_open(struct inode *inode, struct file *file)
+{
+	struct trace_array *tr = inode->i_private;
+	struct trace_stackmap_bin_header hdr;
+	struct stackdepot_lf *depot;
+	struct stackmap_bin *bin;
+	int ret;
+
+	ret = tracing_check_open_get_tr(tr);
+	if (ret)
+		return ret;
+
+	bin = kzalloc(sizeof(*bin), GFP_KERNEL);
+	if (!bin) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	bin->tr = tr;
+	mutex_init(&bin->lock);
+	bin->addrs = kallsyms_show_value(file->f_cred);
+
+	mutex_lock(&trace_stackmap_mutex);
+	bin->epoch = tr->stackmap.epoch;
+	depot = trace_stackmap_depot(tr);
+	if (depot)
+		ret = stackmap_bin_snapshot(bin, depot);
+	else
+		/* The split of the depot that setting the option would create */
+		bin->index_bits = order_base_2(2 * trace_stackmap_size(tr));
+	mutex_unlock(&trace_stackmap_mutex);
+	if (ret)
+		goto out_free;
+
+	trace_stackmap_encode_header(&hdr, bin->gen, bin->nr_ids,
+				     bin->addrs ? TRACE_STACKMAP_BIN_ADDRS : 0,
+				     TRACE_STACKMAP_MAX_DEPTH, bin->index_bits);
+	memcpy(bin->buf, &hdr, sizeof(hdr));
+	bin->len = sizeof(hdr);
+
+	file->private_data = bin;
+	return nonseekable_open(inode, file);
+
+out_free:
+	kvfree(bin->ids);
+	kfree(bin);
+out_put:
+	trace_array_put(tr);
+	return ret;
+}
+
+/*
+ * -ESTALE if the depot was reset or replaced since open. The epoch, not the
+ * generation tag, because a tag comes back once the id space wraps.
+ */
+static int stackmap_bin_check(struct stackmap_bin *bin)
+{
+	struct trace_array *tr = bin->tr;
+
+	lockdep_assert_held(&trace_stackmap_mutex);
+
+	if (!trace_stackmap_depot(tr) || bin->epoch != tr->stackmap.epoch)
+		return -ESTALE;
+	return 0;
+}
+
+/* Stage the next record; -ESTALE if the depot moved on since open. */
+static int stackmap_bin_stage(struct stackmap_bin *bin)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf *depot;
+	int depth;
+
+	lockdep_assert_held(&trace_stackmap_mutex);
+
+	if (stackmap_bin_check(bin))
+		return -ESTALE;
+	depot = trace_stackmap_depot(bin->tr);
+
+	depth = stackdepot_lf_lookup(depot,
+				     stackdepot_lf_u32_to_id(bin->ids[bin->next]),
+				     bin->entries, ARRAY_SIZE(bin->entries),
+				     &info);
+	/* Records leave the depot only by a reset. */
+	if (depth <= 0)
+		return -ESTALE;
+
+	bin->len = trace_stackmap_encode_record(bin->buf, &info, bin->entries,
+						bin->addrs);
+	bin->off = 0;
+	bin->next++;
+	return 0;
+}
+
+static ssize_t stackmap_bin_read(struct file *file, char __user *ubuf,
+				 size_t cnt, loff_t *ppos)
+{
+	struct stackmap_bin *bin = file->private_data;
+	ssize_t copied = 0;
+	size_t n;
+
+	mutex_lock(&bin->lock);
+	/* Not even the rest of a staged record once the depot moved on. */
+	if (!bin->err && bin->gen &&
+	    (bin->off < bin->len || bin->next < bin->nr_ids)) {
+		mutex_lock(&trace_stackmap_mutex);
+		bin->err = stackmap_bin_check(bin);
+		mutex_unlock(&trace_stackmap_mutex);
+	}
+	while (cnt && !bin->err) {
+		if (bin->off == bin->len) {
+			if (bin->next == bin->nr_ids)
+				break;
+			/* Not held over copy_to_user(), which may fault. */
+			mutex_lock(&trace_stackmap_mutex);
+			bin->err = stackmap_bin_stage(bin);
+			mutex_unlock(&trace_stackmap_mutex);
+			if (bin->err)
+				break;
+		}
+		n = min(cnt, bin->len - bin->off);
+		if (copy_to_user(ubuf + copied, bin->buf + bin->off, n)) {
+			if (!copied)
+				copied = -EFAULT;
+			break;
+		}
+		bin->off += n;
+		copied += n;
+		cnt -= n;
+	}
+	if (!copied)
+		copied = bin->err;
+	else if (copied > 0)
+		*ppos += copied;
+	mutex_unlock(&bin->lock);
+	return copied;
+}
+
+static int stackmap_bin_release(struct inode *inode, struct file *file)
+{
+	struct stackmap_bin *bin = file->private_data;
+
+	trace_array_put(bin->tr);
+	mutex_destroy(&bin->lock);
+	kvfree(bin->ids);
+	kfree(bin);
+	return 0;
+}
+
+static const struct file_operations stackmap_bin_fops = {
+	.open		= stackmap_bin_open,
+	.read		= stackmap_bin_read,
+	.release	= stackmap_bin_release,
+};
+
+/* stack_map_size */
+
+static ssize_t stackmap_size_read(struct file *file, char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	char buf[16];
+	int len;
+
+	mutex_lock(&trace_stackmap_mutex);
+	len = scnprintf(buf, sizeof(buf), "%u\n", trace_stackmap_size(tr));
+	mutex_unlock(&trace_stackmap_mutex);
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
+				   size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	unsigned int size;
+	char buf[16];
+	int ret = 0;
+
+	/*
+	 * Garbage, overflow and overlong writes alike are -EINVAL; no
+	 * prefix of a longer write is taken for the number.
+	 */
+	if (!cnt || cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	if (trace_stackmap_parse_size(buf, &size))
+		return -EINVAL;
+
+	/* Keeps the option from being set while the depot is replaced. */
+	mutex_lock(&trace_types_lock);
+	mutex_lock(&trace_stackmap_mutex);
+	if (tr->trace_flags & TRACE_ITER_STACKMAP) {
+		ret = -EBUSY;
+	} else if (size != trace_stackmap_size(tr)) {
+		tr->stackmap.size = size;
+		trace_stackmap_destroy(tr);
+	}
+	mutex_unlock(&trace_stackmap_mutex);
+	mutex_unlock(&trace_types_lock);
+	if (ret)
+		return ret;
+
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations stackmap_size_fops = {
+	.open		= tracing_open_generic_tr,
+	.read		= stackmap_size_read,
+	.write		= stackmap_size_write,
+	.release	= tracing_release_generic_tr,
+	.llseek		= default_llseek,
+};
+
+/* options/stackmap-expand: no trace_flags bit is left for it. */
+
+static ssize_t stackmap_expand_read(struct file *file, char __user *ubuf,
+				    size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	char buf[2] = { READ_ONCE(tr->stackmap.expand) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
+}
+
+static ssize_t stackmap_expand_write(struct file *file,
+				     const char __user *ubuf, size_t cnt,
+				     loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	unsigned long val;
+
+	if (kstrtoul_from_user(ubuf, cnt, 10, &val) || val > 1)
+		return -EINVAL;
+
+	/* Pairs with READ_ONCE() in trace_stack_id_print(), trace_stackmap.c. */
+	WRITE_ONCE(tr->stackmap.expand, val);
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations stackmap_expand_fops = {
+	.open		= tracing_open_generic_tr,
+	.read		= stackmap_expand_read,
+	.write		= stackmap_expand_write,
+	.release	= tracing_release_generic_tr,
+	.llseek		= default_llseek,
+};
+
+/**
+ * trace_stackmap_init_tracefs() - create the stackmap files of an instance
+ * @tr: the instance
+ * @d_tracer: its tracefs directory
+ *
+ * Context: Process context.
+ */
+void trace_stackmap_init_tracefs(struct trace_array *tr,
+				 struct dentry *d_tracer)
+{
+	trace_create_file("stack_map", TRACE_MODE_WRITE, d_tracer, tr,
+			  &stackmap_fops);
+	trace_create_file("stack_map_stat", TRACE_MODE_READ, d_tracer, tr,
+			  &stackmap_stat_fops);
+	trace_create_file("stack_map_bin", TRACE_MODE_READ, d_tracer, tr,
+			  &stackmap_bin_fops);
+	trace_create_file("stack_map_size", TRACE_MODE_WRITE, d_tracer, tr,
+			  &stackmap_size_fops);
+	if (tr->options)
+		trace_create_file("stackmap-expand", TRACE_MODE_WRITE,
+				  tr->options, tr, &stackmap_expand_fops);
+}
