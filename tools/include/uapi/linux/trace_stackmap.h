@@ -59,7 +59,9 @@ struct trace_stackmap_bin_header {
  * @reserved: zero
  *
  * The addresses are 64 bits wide on every kernel, 32-bit ones included.
- * They are zero unless the header has %TRACE_STACKMAP_BIN_ADDRS.
+ * Unless the header has %TRACE_STACKMAP_BIN_ADDRS they are zero, except
+ * 0x7fffffff, which marks a frame in the ftrace trampoline and is not an
+ * address.
  */
 struct trace_stackmap_bin_record {
 	__u32 id;
