@@ -46,15 +46,15 @@ ASSERT_FIELD(trace_stackmap_bin_header, flags, 4);
 ASSERT_FIELD(trace_stackmap_bin_header, max_depth, 4);
 ASSERT_FIELD(trace_stackmap_bin_header, record_size, 4);
 ASSERT_FIELD(trace_stackmap_bin_header, index_bits, 4);
-_Static_assert(HDR_SIZE == HDR_OFF(index_bits) +
-	       FIELD_SIZE(trace_stackmap_bin_header, index_bits),
+_Static_assert(HDR_OFF(index_bits) +
+	       FIELD_SIZE(trace_stackmap_bin_header, index_bits) == HDR_SIZE,
 	       "the header of versions 1 and 2 ends with index_bits");
 ASSERT_FIELD(trace_stackmap_bin_record, id, 4);
 ASSERT_FIELD(trace_stackmap_bin_record, depth, 4);
 ASSERT_FIELD(trace_stackmap_bin_record, refs, 4);
 ASSERT_FIELD(trace_stackmap_bin_record, reserved, 4);
-_Static_assert(REC_SIZE == REC_OFF(reserved) +
-	       FIELD_SIZE(trace_stackmap_bin_record, reserved),
+_Static_assert(REC_OFF(reserved) +
+	       FIELD_SIZE(trace_stackmap_bin_record, reserved) == REC_SIZE,
 	       "the record header ends with reserved");
 
 static void smap_err(struct smap_error *err, uint64_t off, const char *fmt, ...)

@@ -273,7 +273,8 @@ int cmd_dump(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "jHk:h", opts, NULL)) != -1) {
 		if (c == 'j' || c == 'H') {
 			if (fmt != DUMP_TEXT) {
-				fprintf(stderr, "stackmap dump: --json and --header exclude each other\n");
+				fprintf(stderr,
+					"stackmap dump: --json and --header exclude each other\n");
 				die_usage("dump");
 			}
 			fmt = c == 'j' ? DUMP_JSON : DUMP_HEADER;
