@@ -32,7 +32,7 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
 # next step still runs. Later issues add their steps here.
 TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
-	kunit-i386 vmtest-check
+	kunit-i386 vmtest-check series-check
 KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386
 
 HARNESS := tools/testing/stackdepot_lf
@@ -90,6 +90,9 @@ help:
 	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
 	@echo '  series        - write the patch series against 6.12 to'
 	@echo '                  out/series/ (git format-patch, cover letter)'
+	@echo '  series-check  - git am the series patch by patch, build after'
+	@echo '                  each, run its KUnit suites, compare the result'
+	@echo '                  with the overlay tree, build with the option off'
 	@echo '  clean         - remove out/ and the kernel build dirs'
 	@echo '  distclean     - remove out/ and build/ (re-unpacks the tree)'
 	@echo
@@ -163,6 +166,9 @@ tools-check: deps
 
 series: deps tree
 	@scripts/series.sh
+
+series-check: deps tree
+	@scripts/step.sh series scripts/series-check.sh
 
 vm-kernel: deps tree
 	@vm/build-kernel.sh

@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Prove the patch series (make series-check; a step of make test):
+#
+#   series:generate          scripts/series.sh wrote $OUT/series/
+#   series:checkpatch:<p>    checkpatch.pl --strict on each patch, clean
+#                            but for the types its series/ file allows,
+#                            each of which the patch names with a reason
+#   series:am:<p>            git am of each patch, one by one, onto the
+#                            pristine base in $BUILD/series/am
+#   series:build:<p>         after each patch that touches built files,
+#                            an incremental build of the x86_64 test
+#                            kernel (tinyconfig + vm/kernel.config +
+#                            scripts/series.config) in $BUILD/series-obj;
+#                            after a harness or tools patch, that tool's
+#                            build; after a documentation patch,
+#                            kernel-doc on what its documents pull in
+#   series-kunit-<p>:<suite>:<case>, series-kunit-<p>:console-clean
+#                            the suites the patch's series/ file names,
+#                            booted in QEMU once the patch is in; any
+#                            kernel report on the console fails
+#   series:identical         the tree after the last patch is the tree
+#                            of scripts/tree.sh ($KSRC), file by file
+#   series:config            every option of the fragments is set in the
+#                            last build
+#   series:build-stackmap-off
+#                            the last tree built with FTRACE_STACKMAP off
+#
+# Build times per patch go to $OUT/series-check/times.txt.
+
+set -uo pipefail
+
+scripts=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$scripts")
+build=${BUILD:-$root/build}
+out=${OUT:-$root/out}
+ksrc=${KSRC:-$build/linux}
+jobs=${JOBS:-2}
+repo=$build/series/linux
+work=$build/series/am
+obj=$build/series-obj
+logs=$out/series-check
+record=$scripts/results.sh
+frags=("$root/vm/kernel.config" "$scripts/series.config")
+defs_dir=${SERIES_DIR:-$root/series}
+
+rm -rf "$logs"
+mkdir -p "$logs"
+: > "$logs/times.txt"
+cd "$root"
+
+pass() { "$record" record PASS "$1"; }
+fail() {
+	"$record" record FAIL "$1"
+	echo "  SERIES  $1 failed${2:+ (log $2)}" >&2
+	[ -z "${2:-}" ] || tail -20 "$2" | sed 's/^/    /' >&2
+}
+# result NAME LOG COMMAND...: run it into LOG, record PASS or FAIL.
+result() {
+	local name=$1 log=$2
+	shift 2
+	if "$@" > "$log" 2>&1; then pass "$name"; else fail "$name" "$log"; fi
+}
+
+log=$logs/generate.log
+if ! "$scripts/series.sh" > "$log" 2>&1; then
+	fail series:generate "$log"
+	exit 0
+fi
+pass series:generate
+cat "$log"
+
+mapfile -t defs < <(find "$defs_dir" -maxdepth 1 -name '[0-9]*.txt' | LC_ALL=C sort)
+mapfile -t mails < <(find "$out/series" -name '[0-9]*.patch' ! -name '0000-*' |
+	LC_ALL=C sort)
+if [ ${#defs[@]} -ne ${#mails[@]} ]; then
+	fail series:generate
+	echo "  SERIES  ${#defs[@]} definitions but ${#mails[@]} patches" >&2
+	exit 0
+fi
+
+# checkpatch, as a maintainer runs it on what he receives.
+signoff=--no-signoff
+[ -z "${SIGNOFF:-}" ] || signoff=
+for i in "${!mails[@]}"; do
+	p=${mails[$i]}
+	name=$(basename "$p" .patch)
+	ignore=$(sed -n '/^$/q; s/^Checkpatch: *//p' "${defs[$i]}" | tr ' ' ',')
+	log=$logs/checkpatch-$name.log
+	(cd "$ksrc" && ./scripts/checkpatch.pl --strict $signoff \
+		${ignore:+--ignore "$ignore"} "$p") > "$log" 2>&1
+	# Every report type let through is named, with its reason, in the
+	# patch's message or notes.
+	unjustified=
+	for t in ${ignore//,/ }; do
+		grep -qw -- "$t" "$p" || unjustified+=" $t"
+	done
+	if [ -n "$unjustified" ]; then
+		echo "no reason given in the patch for:$unjustified" >> "$log"
+		fail "series:checkpatch:$name" "$log"
+	elif grep -q '^total: 0 errors, 0 warnings, 0 checks' "$log"; then
+		pass "series:checkpatch:$name"
+	else
+		fail "series:checkpatch:$name" "$log"
+	fi
+done
+
+# kmake ARGS...: make in the series tree, objects in $obj.
+kmake() { make -s -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
+
+# Merge the fragments again after every patch: an option that a patch
+# just added only takes the value they ask for once Kconfig knows it.
+configure() {
+	if [ ! -f "$obj/.config" ]; then
+		kmake tinyconfig || return
+	fi
+	KCONFIG_CONFIG="$obj/.config" "$work/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" "${frags[@]}" > /dev/null &&
+	kmake olddefconfig
+}
+
+# kunit_boot TAG SUITE...: boot the last build, run the suites, record
+# one result per case and a console check.
+kunit_boot() {
+	local tag=$1 glob console
+	shift
+	glob=$(IFS=,; echo "$*")
+	console=$logs/$tag-console.log
+	echo "  SERIES  booting for KUnit $glob"
+	timeout --kill-after=10 "${VM_TIMEOUT:-1200}" \
+		qemu-system-x86_64 -accel tcg,thread=multi -smp "${QEMU_SMP:-2}" \
+		-m 1024 -display none -monitor none -no-reboot \
+		-serial "file:$console" -kernel "$obj/arch/x86/boot/bzImage" \
+		-append "console=ttyS0 loglevel=7 panic=-1 kunit_shutdown=reboot kunit.filter_glob=$glob" \
+		< /dev/null > "$logs/$tag-qemu.log" 2>&1
+	while read -r status test; do
+		[ -n "$status" ] && "$record" record "$status" "$test"
+	done < <("$scripts/ktap.py" "$tag" "$console")
+	# shellcheck source=kernel-reports.sh
+	. "$scripts/kernel-reports.sh"
+	if grep -q 'kunit_shutdown\|reboot: Restarting' "$console" &&
+	   ! grep -Eq "$KERNEL_REPORTS" "$console"; then
+		pass "$tag:console-clean"
+	else
+		fail "$tag:console-clean" "$console"
+	fi
+}
+
+# doc_sources RST...: kernel-doc -none -Wall, silent, on every file the
+# documents pull in with a kernel-doc directive.
+doc_sources() {
+	local d src msgs
+	for d; do
+		while read -r src; do
+			echo "$d: $src"
+			[ -f "$work/$src" ] || { echo "$src: missing"; return 1; }
+			msgs=$(cd "$work" && ./scripts/kernel-doc -none -Wall "$src" 2>&1)
+			[ -z "$msgs" ] || { echo "$msgs"; return 1; }
+		done < <(sed -n 's/^\.\. kernel-doc:: *//p' "$work/$d")
+	done
+}
+
+# The am tree: a worktree of the series repository, back at the base.
+# Only the files that differ from the last run's are rewritten, so the
+# kernel build stays incremental between runs.
+if [ ! -d "$work" ]; then
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach "$work" base
+fi
+git -C "$work" am --abort > /dev/null 2>&1
+git -C "$work" checkout -q -f --detach base
+git -C "$work" clean -q -f -d -x
+
+total_start=$(date +%s)
+ok=1
+for i in "${!mails[@]}"; do
+	p=${mails[$i]}
+	def=${defs[$i]}
+	name=$(basename "$p" .patch)
+	nr=${name%%-*}
+	log=$logs/am-$name.log
+	if ! git -C "$work" am -q "$p" > "$log" 2>&1; then
+		fail "series:am:$name" "$log"
+		ok=0
+		break
+	fi
+	pass "series:am:$name"
+	mapfile -t changed < <(git -C "$work" diff --name-only HEAD~1 HEAD)
+
+	kernel=0 harness=0 tools=0 docs=()
+	for f in "${changed[@]}"; do
+		case "$f" in
+		Documentation/*.rst) docs+=("$f") ;;
+		Documentation/*|MAINTAINERS) ;;
+		tools/testing/stackdepot_lf/*) harness=1 ;;
+		tools/tracing/stackmap/*|tools/include/*) tools=1 ;;
+		tools/testing/selftests/*) ;;
+		*) kernel=1 ;;
+		esac
+	done
+
+	start=$(date +%s)
+	what=
+	if [ $kernel -eq 1 ]; then
+		log=$logs/build-$name.log
+		what+=" kernel"
+		if { configure && kmake; } > "$log" 2>&1; then
+			pass "series:build:$name"
+		else
+			fail "series:build:$name" "$log"
+			ok=0
+		fi
+	fi
+	if [ $harness -eq 1 ]; then
+		what+=" harness"
+		result "series:build-harness:$name" "$logs/harness-$name.log" \
+			make -C "$work/tools/testing/stackdepot_lf" \
+			O="$obj/harness" all
+	fi
+	if [ $tools -eq 1 ]; then
+		what+=" tools"
+		result "series:build-tools:$name" "$logs/tools-$name.log" \
+			make -C "$work/tools/tracing/stackmap" \
+			OUTPUT="$obj/stackmap" all
+	fi
+	if [ ${#docs[@]} -gt 0 ]; then
+		what+=" docs"
+		result "series:kernel-doc:$name" "$logs/docs-$name.log" \
+			doc_sources "${docs[@]}"
+	fi
+	secs=$(( $(date +%s) - start ))
+	printf '%-52s %4d s %s\n' "$name" "$secs" "${what:- none}" \
+		>> "$logs/times.txt"
+
+	suites=$(sed -n '/^$/q; s/^KUnit: *//p' "$def")
+	if [ -n "$suites" ] && [ $kernel -eq 1 ] && [ $ok -eq 1 ]; then
+		# shellcheck disable=SC2086
+		kunit_boot "series-kunit-$nr" $suites
+	fi
+done
+
+if [ $ok -eq 1 ]; then
+	log=$logs/identical.log
+	# The tree make test builds against what git am made of the series.
+	if diff -rq --no-dereference -x .git -x '.stackdepot_lf-*' \
+		-x '.checkpatch-camelcase.*' \
+		"$work" "$ksrc" > "$log" 2>&1; then
+		pass series:identical
+	else
+		fail series:identical "$log"
+	fi
+
+	# As vm/build-kernel.sh checks: what the last fragment says wins.
+	log=$logs/config.log
+	missing=$(cat "${frags[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o); last[o] = $0 }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { last[$2] = "# " $2 " is not set" }
+		END { for (o in last) print last[o] }' | while IFS= read -r line; do
+			grep -qx -- "$line" "$obj/.config" || echo "$line"
+		done)
+	if [ -z "$missing" ]; then
+		pass series:config
+	else
+		echo "$missing" > "$log"
+		fail series:config "$log"
+	fi
+
+	log=$logs/build-stackmap-off.log
+	start=$(date +%s)
+	if { "$work/scripts/config" --file "$obj/.config" -d FTRACE_STACKMAP &&
+	     kmake olddefconfig &&
+	     ! grep -q '^CONFIG_FTRACE_STACKMAP=y' "$obj/.config" &&
+	     kmake; } > "$log" 2>&1; then
+		pass series:build-stackmap-off
+	else
+		fail series:build-stackmap-off "$log"
+	fi
+	printf '%-52s %4d s kernel\n' "FTRACE_STACKMAP=n" \
+		$(( $(date +%s) - start )) >> "$logs/times.txt"
+fi
+
+secs=$(( $(date +%s) - total_start ))
+"$record" time series-check "$secs"
+echo "  SERIES  per-patch times ($logs/times.txt):"
+sed 's/^/    /' "$logs/times.txt"
+exit 0
