@@ -15,9 +15,9 @@
  *
  * Nothing here asserts a time. The cases assert that every call succeeded
  * and returned the id, handle or stack it should have, and print one
- * "op=... ns_per_call=..." line per operation for scripts/bench-report.py
- * of the stackdepot_lf project. The figures mean something only in a
- * kernel without sanitizers; UML runs kernel code at native speed:
+ * "op=... ns_per_call=..." line per operation, for scripts to collect.
+ * The figures mean something only in a kernel without sanitizers; UML
+ * runs kernel code at native speed:
  *
  *	./tools/testing/kunit/kunit.py run \
  *		--kconfig_add CONFIG_STACKDEPOT_LF_BENCH_KUNIT_TEST=y \
@@ -464,7 +464,10 @@ static void test_bench_memory(struct kunit *test)
 	for (s = 0; s < SDLF_BENCH_STACKS; s++)
 		sd_bytes += SD_RECORD_SIZE(b->depth[s]);
 
-	/* The design's bound: about 16 + 8 x depth bytes per stack. */
+	/*
+	 * A record is an 8-byte header and 8 bytes a frame; allow 8 bytes a
+	 * stack of slack, so 16 + 8 x depth.
+	 */
 	target = 16 * SDLF_BENCH_STACKS + 8 * b->total_depth;
 	KUNIT_EXPECT_LE(test, stats.arena_used, target);
 	KUNIT_EXPECT_EQ(test, stats.arena_lost, 0ULL);
