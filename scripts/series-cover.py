@@ -11,9 +11,9 @@ OUT (the output directory of make run, make bench and make test):
   @BASE@    the Debian package the base tree comes from
   @RUN@     the table of out/run/report.txt (make run)
   @BENCH@   out/bench/report.txt (make bench)
-  @TEST@    the step times and the counts of the last whole make test
-            (out/test-summary/, kept by scripts/summary.sh)
-  @MATRIX@  the steps of that make test and the tests each counted
+  @TEST@    the steps of the last whole make test, the results each
+            counted, their times and the total (out/test-summary/,
+            kept by scripts/summary.sh)
 
 An output that is missing leaves a marked placeholder, "[not measured:
 ...]", saying which command produces it; the script lists on stderr what
@@ -76,10 +76,13 @@ def test(out):
     lines = results.splitlines()
     passed = sum(1 for l in lines if l.startswith('PASS '))
     failed = sum(1 for l in lines if l.startswith('FAIL '))
+    counts = matrix(out) or ''
     text = ''
+    if counts:
+        text += counts + '\n'
     if times:
         text += 'step times (s):\n' + indent(times) + '\n'
-    text += '  %d passed, %d failed' % (passed, failed)
+    text += '  total: %d passed, %d failed' % (passed, failed)
     return text
 
 
@@ -109,7 +112,6 @@ def main():
         '@RUN@': (lambda: run_table(out), ('out/run/report.txt', 'make run')),
         '@BENCH@': (lambda: bench(out), ('out/bench/report.txt', 'make bench')),
         '@TEST@': (lambda: test(out), ('out/test-summary/results.txt', 'make test')),
-        '@MATRIX@': (lambda: matrix(out), ('out/test-summary/results.txt', 'make test')),
     }
     for key, (fn, miss) in fills.items():
         if key not in blurb:
