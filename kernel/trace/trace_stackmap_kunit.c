@@ -103,7 +103,7 @@ static void stackmap_encode_header_test(struct kunit *test)
 			sizeof(struct trace_stackmap_bin_record));
 	KUNIT_EXPECT_EQ(test, hdr.index_bits, 14);
 	KUNIT_EXPECT_EQ(test, raw[28] | raw[29] | raw[30] | raw[31], 14);
-	KUNIT_EXPECT_EQ(test, hdr.version, 2);
+	KUNIT_EXPECT_EQ(test, hdr.version, 1);
 }
 
 static const unsigned long encode_stack[] = {

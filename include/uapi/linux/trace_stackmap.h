@@ -13,13 +13,10 @@
 #include <linux/types.h>
 
 #define TRACE_STACKMAP_BIN_MAGIC	0x46534D42U	/* "FSMB" */
-#define TRACE_STACKMAP_BIN_VERSION	2
+#define TRACE_STACKMAP_BIN_VERSION	1
 
 /* Header flag: the addresses are real, not zeroed. */
 #define TRACE_STACKMAP_BIN_ADDRS	0x1U
-
-/* Index bits of every id in a version 1 stream, which had no field. */
-#define TRACE_STACKMAP_BIN_V1_INDEX_BITS	20
 
 /**
  * struct trace_stackmap_bin_header - header of the stack_map_bin stream
@@ -32,8 +29,7 @@
  * @max_depth: deepest record the depot can hold
  * @record_size: size of struct trace_stackmap_bin_record
  * @index_bits: low bits of an id that index the depot's table; the bits
- *	above are the generation tag. Version 1 had a zero field here and
- *	%TRACE_STACKMAP_BIN_V1_INDEX_BITS index bits in every id.
+ *	above are the generation tag
  *
  * Readers must skip @header_size bytes to reach the first record, and
  * step over @record_size bytes plus the addresses for each record, so

@@ -26,16 +26,16 @@
 
 /*
  * What the rules below take from <linux/trace_stackmap.h>: the rules of
- * versions 1 and 2, whose headers both end with index_bits (reserved in
- * version 1), and fields read at their width by get16() and get32(). A
- * change of the ABI must stop the build here, not be read by old rules.
+ * version 1, whose header ends with index_bits, and fields read at their
+ * width by get16() and get32(). A change of the ABI must stop the build
+ * here, not be read by old rules.
  */
 #define FIELD_SIZE(type, field)	sizeof(((struct type *)0)->field)
 #define ASSERT_FIELD(type, field, size)					\
 	_Static_assert(FIELD_SIZE(type, field) == (size),		\
 		       #type "." #field " is read as " #size " bytes")
 
-_Static_assert(TRACE_STACKMAP_BIN_VERSION == 2,
+_Static_assert(TRACE_STACKMAP_BIN_VERSION == 1,
 	       "new stack_map_bin version: teach smap_check_header() its rules");
 ASSERT_FIELD(trace_stackmap_bin_header, magic, 4);
 ASSERT_FIELD(trace_stackmap_bin_header, version, 2);
@@ -48,7 +48,7 @@ ASSERT_FIELD(trace_stackmap_bin_header, record_size, 4);
 ASSERT_FIELD(trace_stackmap_bin_header, index_bits, 4);
 _Static_assert(HDR_OFF(index_bits) +
 	       FIELD_SIZE(trace_stackmap_bin_header, index_bits) == HDR_SIZE,
-	       "the header of versions 1 and 2 ends with index_bits");
+	       "the header of version 1 ends with index_bits");
 ASSERT_FIELD(trace_stackmap_bin_record, id, 4);
 ASSERT_FIELD(trace_stackmap_bin_record, depth, 4);
 ASSERT_FIELD(trace_stackmap_bin_record, refs, 4);
@@ -127,16 +127,15 @@ static bool smap_skip(struct smap_decoder *d, uint64_t len)
 }
 
 /*
- * @index_bits is the header's field of that name: reserved (0) in version
- * 1. It sets @hdr->index_bits, so it is checked before the generation,
- * which must fit in the split.
+ * index_bits is checked before the generation, which must fit in the
+ * split.
  */
-static int smap_check_header(struct smap_header *hdr, uint32_t index_bits,
-			     struct smap_error *err)
+static int smap_check_header(struct smap_header *hdr, struct smap_error *err)
 {
-	if (hdr->version == 0 || hdr->version > TRACE_STACKMAP_BIN_VERSION) {
+	if (hdr->version != TRACE_STACKMAP_BIN_VERSION) {
 		smap_err(err, HDR_OFF(version),
-			 "unsupported version %u (this decoder reads versions 1 to %d)",
+			 "unsupported %sversion %u (this decoder reads version %d only)",
+			 hdr->version > TRACE_STACKMAP_BIN_VERSION ? "newer " : "",
 			 hdr->version, TRACE_STACKMAP_BIN_VERSION);
 		return -1;
 	}
@@ -146,20 +145,13 @@ static int smap_check_header(struct smap_header *hdr, uint32_t index_bits,
 			 hdr->header_size, HDR_SIZE);
 		return -1;
 	}
-	if (hdr->version == 1 && index_bits) {
+	if (hdr->index_bits < SMAP_MIN_INDEX_BITS ||
+	    hdr->index_bits > SMAP_MAX_INDEX_BITS) {
 		smap_err(err, HDR_OFF(index_bits),
-			 "reserved field is 0x%x, not 0", index_bits);
-		return -1;
-	}
-	if (hdr->version >= 2 && (index_bits < SMAP_MIN_INDEX_BITS ||
-				  index_bits > SMAP_MAX_INDEX_BITS)) {
-		smap_err(err, HDR_OFF(index_bits),
-			 "index_bits %u is out of range %d..%d", index_bits,
+			 "index_bits %u is out of range %d..%d", hdr->index_bits,
 			 SMAP_MIN_INDEX_BITS, SMAP_MAX_INDEX_BITS);
 		return -1;
 	}
-	hdr->index_bits = hdr->version == 1 ?
-			  TRACE_STACKMAP_BIN_V1_INDEX_BITS : index_bits;
 	if (hdr->generation > smap_gen_max(hdr)) {
 		smap_err(err, HDR_OFF(generation),
 			 "generation %u is above %u, the largest tag of index_bits %u",
@@ -245,7 +237,8 @@ int smap_decoder_init(struct smap_decoder *d, FILE *f, struct smap_error *err)
 	hdr->flags = get32(hdr, buf + HDR_OFF(flags));
 	hdr->max_depth = get32(hdr, buf + HDR_OFF(max_depth));
 	hdr->record_size = get32(hdr, buf + HDR_OFF(record_size));
-	if (smap_check_header(hdr, get32(hdr, buf + HDR_OFF(index_bits)), err))
+	hdr->index_bits = get32(hdr, buf + HDR_OFF(index_bits));
+	if (smap_check_header(hdr, err))
 		return -1;
 	if (!smap_skip(d, hdr->header_size - HDR_SIZE)) {
 		if (smap_io_error(d, err))

@@ -26,10 +26,8 @@
 #define SMAP_TRAMPOLINE		0x7fffffffULL
 /*
  * Ids: the low index_bits bits index the record, the high 32 - index_bits
- * bits tag the generation. A depot of 2^k slots splits at k; version 2
- * headers say where, version 1 always split at
- * %TRACE_STACKMAP_BIN_V1_INDEX_BITS. The kernel's tables have 2^5 to 2^20
- * slots.
+ * bits tag the generation. A depot of 2^k slots splits at k, and its
+ * header says so. The kernel's tables have 2^5 to 2^20 slots.
  */
 #define SMAP_MIN_INDEX_BITS	5
 #define SMAP_MAX_INDEX_BITS	20
@@ -49,9 +47,7 @@ struct smap_error {
 
 /**
  * struct smap_header - decoded stack_map_bin header, in host byte order
- * @index_bits: where the stream splits its ids: from the header in
- *	version 2, %TRACE_STACKMAP_BIN_V1_INDEX_BITS in version 1 (whose
- *	header has a reserved field there)
+ * @index_bits: where the stream splits its ids
  * @big_endian: the stream was written by a big-endian kernel
  * @swap: the stream's byte order differs from the host's
  */

@@ -40,20 +40,18 @@ ffffffffc0002000 t modend\t[mymod]
 class Layout:
     """How a stream splits its ids into generation tag and slot index.
 
-    Version 1 splits at bit 20. Version 2 streams carry their own split
-    (index_bits) and tags that a fixed 20-bit split would misread: above
-    4095, or with their low bits where it expects index bits.
+    Every stream says where (index_bits). The tags of LAYOUTS are ones
+    that a decoder with another, fixed split would misread: the largest
+    tag of their split, or low bits set where a wider split expects index
+    bits.
     """
 
-    def __init__(self, name, version, index_bits, gen):
+    def __init__(self, name, index_bits, gen):
         self.name = name
-        self.version = version
         self.index_bits = index_bits
         self.gen = gen
-        # Version 1 is the layout without a suffix in test names.
-        self.suffix = '' if version == 1 else '_' + name
-        self.kw = {} if version == 1 else {'version': version,
-                                           'index_bits': index_bits}
+        self.suffix = '_' + name
+        self.kw = {'index_bits': index_bits}
 
     def id(self, index, gen=None):
         return g.make_id(self.gen if gen is None else gen, index,
@@ -84,11 +82,13 @@ class Layout:
         return g.header(gen, nr, bo, **dict(self.kw, **kw))
 
 
-V1 = Layout('v1', 1, 20, 1)
-V2_14 = Layout('v2_14', 2, 14, 0x2a5a5)
-LAYOUTS = (V1, V2_14, Layout('v2_20', 2, 20, 4095),
-           Layout('v2_5', 2, 5, (1 << 27) - 1))
-RECS = V1.recs()
+# The stream of the tests that are not about the split: smapgen's default
+# split, generation 1.
+BASE = Layout('base', 20, 1)
+SPLIT14 = Layout('split14', 14, 0x2a5a5)
+SPLIT20 = Layout('split20', 20, 4095)
+LAYOUTS = (SPLIT14, SPLIT20, Layout('split5', 5, (1 << 27) - 1))
+RECS = BASE.recs()
 TRACE_T = """# tracer: nop
 #
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
@@ -108,7 +108,7 @@ TRACE_T = """# tracer: nop
  => _stext
             bash-1234    [001] d..2.   12.7: sched_switch: prev_comm=bash
             bash-1234    [001] d..2.   12.7: <stack_id {r1}>"""
-TRACE = TRACE_T.format(**V1.ids())
+TRACE = TRACE_T.format(**BASE.ids())
 
 
 class Runner:
@@ -224,7 +224,7 @@ def tests_dump_one(r, lay, order, bo):
         eq(d['byte_order'], {'le': 'little', 'be': 'big'}[order], 'bo')
         eq((d['version'], d['generation'], d['index_bits'],
             d['nr_records'], d['addresses'], d['max_depth']),
-           (lay.version, lay.gen, lay.index_bits, 3, True, 128), 'hdr')
+           (g.VERSION, lay.gen, lay.index_bits, 3, True, 128), 'hdr')
         eq([x['id'] for x in d['records']],
            [ids['r1'], ids['r2'], ids['r5']], 'ids')
         # The tag under the stream's split, not a fixed one.
@@ -243,7 +243,7 @@ def tests_dump_one(r, lay, order, bo):
         p = r.run(['dump', '--header', path])
         eq(p.returncode, 0, 'exit')
         eq(p.stdout.decode(), header_fields(
-            {'le': 'little', 'be': 'big'}[order], lay.version, lay.gen,
+            {'le': 'little', 'be': 'big'}[order], g.VERSION, lay.gen,
             lay.index_bits, 3), 'stdout')
         eq(p.stderr, b'', 'stderr')
     r.check('dump_header' + name, header)
@@ -264,25 +264,24 @@ def tests_dump(r):
         for order, bo in ORDERS:
             tests_dump_one(r, lay, order, bo)
 
-    for lay in (V1, V2_14):
-        def empty_map(lay=lay):
-            path = r.write('empty', lay.header(0, 0))
-            p = r.run(['dump', path])
-            eq((p.returncode, p.stdout), (0, b''), 'text')
-            p = r.run(['dump', '--json', path])
-            eq(p.returncode, 0, 'exit')
-            eq(json.loads(p.stdout)['records'], [], 'records')
-            p = r.run(['dump', '--header', path])
-            eq((p.returncode, p.stdout.decode()),
-               (0, header_fields('little', lay.version, 0, lay.index_bits,
-                                 0)), 'header')
-        r.check('dump_unallocated_depot' + lay.suffix, empty_map)
+    def empty_map(lay=SPLIT14):
+        path = r.write('empty', lay.header(0, 0))
+        p = r.run(['dump', path])
+        eq((p.returncode, p.stdout), (0, b''), 'text')
+        p = r.run(['dump', '--json', path])
+        eq(p.returncode, 0, 'exit')
+        eq(json.loads(p.stdout)['records'], [], 'records')
+        p = r.run(['dump', '--header', path])
+        eq((p.returncode, p.stdout.decode()),
+           (0, header_fields('little', g.VERSION, 0, lay.index_bits, 0)),
+           'header')
+    r.check('dump_unallocated_depot' + SPLIT14.suffix, empty_map)
 
     def header_stdin():
-        data = V2_14.stream('>')
+        data = SPLIT14.stream('>')
         p = r.run(['dump', '-H', '-'], stdin=data)
         eq(p.returncode, 0, 'exit')
-        eq(p.stdout.decode(), header_fields('big', 2, V2_14.gen, 14, 3),
+        eq(p.stdout.decode(), header_fields('big', 1, SPLIT14.gen, 14, 3),
            'stdout')
     r.check('dump_header_stdin', header_stdin)
 
@@ -334,11 +333,12 @@ def bad_streams(bo):
         ('truncated_header', h(1, 0, bo)[:20], 0, 'truncated header'),
         ('truncated_long_header', h(1, 0, bo, header_size=40), 0,
          'truncated header'),
-        ('version_0', h(1, 0, bo, version=0), 4, 'version'),
-        ('version_3', h(1, 0, bo, version=3, index_bits=14), 4, 'version'),
+        ('version_0', h(1, 0, bo, version=0), 4, 'unsupported version 0'),
+        # A newer version, however valid the rest of the stream.
+        ('version_2', SPLIT14.stream(bo, version=2), 4,
+         'unsupported newer version 2'),
         ('header_size_small', h(1, 0, bo, header_size=28), 6,
          'header_size'),
-        ('generation_too_big', h(4096, 0, bo), 8, 'generation'),
         ('records_in_generation_0', h(0, 1, bo) + r1, 12, 'generation 0'),
         ('unknown_flags', h(1, 0, bo, flags=3), 16, 'flags'),
         ('max_depth_0', h(1, 0, bo, max_depth=0), 20, 'max_depth'),
@@ -346,7 +346,6 @@ def bad_streams(bo):
          'max_depth'),
         ('record_size_small', h(1, 0, bo, record_size=12), 24,
          'record_size'),
-        ('header_reserved', h(1, 0, bo, reserved=1), 28, 'reserved'),
         ('truncated_record_header', h(1, 2, bo) + r1 + r2[:10], 64,
          'truncated record 1'),
         ('truncated_addresses', h(1, 2, bo) + r1 + r2[:20], 64,
@@ -365,46 +364,48 @@ def bad_streams(bo):
          g.record(0x00100001, [A2], 1, bo), 64, 'duplicate id'),
         ('record_reserved', h(1, 1, bo) +
          g.record(0x00100001, [A0], 1, bo, reserved=9), 44, 'reserved'),
-    ] + bad_streams_v2(bo)
+    ] + bad_streams_split(bo)
 
 
-def bad_streams_v2(bo):
-    """Version 2: the split at index_bits is checked, never bit 20."""
-    lay = V2_14
+def bad_streams_split(bo):
+    """The split at index_bits is checked, never a fixed one."""
+    lay = SPLIT14
     gen = lay.gen
     r1 = g.record(lay.id(1), [A0, A1], 5, bo)        # 32 bytes, at 32
 
     def h(gen, nr, index_bits=14, **kw):
-        return g.header(gen, nr, bo, version=2, index_bits=index_bits, **kw)
+        return g.header(gen, nr, bo, index_bits=index_bits, **kw)
 
     def rec(rid):                                     # at 64
         return g.record(rid, [A2], 1, bo)
 
     return [
-        ('v2_index_bits_0', h(gen, 0, 0), 28, 'index_bits'),
-        ('v2_index_bits_4', h(1, 0, 4), 28, 'index_bits'),
-        ('v2_index_bits_21', h(1, 0, 21), 28, 'index_bits'),
-        ('v2_generation_too_big_14', h(1 << 18, 0), 8, 'generation'),
-        ('v2_generation_too_big_5', h(1 << 27, 0, 5), 8, 'generation'),
-        ('v2_generation_too_big_20', h(4096, 0, 20), 8, 'generation'),
-        ('v2_records_in_generation_0', h(0, 1) + r1, 12, 'generation 0'),
-        ('v2_record_generation', h(gen, 2) + r1 + rec(lay.id(2, gen + 1)),
+        # index_bits 0 is also what a header with a zero field there
+        # would say.
+        ('index_bits_0', h(gen, 0, 0), 28, 'index_bits'),
+        ('index_bits_4', h(1, 0, 4), 28, 'index_bits'),
+        ('index_bits_21', h(1, 0, 21), 28, 'index_bits'),
+        ('generation_too_big_14', h(1 << 18, 0), 8, 'generation'),
+        ('generation_too_big_5', h(1 << 27, 0, 5), 8, 'generation'),
+        ('generation_too_big_20', h(4096, 0, 20), 8, 'generation'),
+        ('records_in_generation_0_14', h(0, 1) + r1, 12, 'generation 0'),
+        ('record_generation_14', h(gen, 2) + r1 + rec(lay.id(2, gen + 1)),
          64, 'generation %d' % (gen + 1)),
-        # A record whose id was made with the fixed 20-bit split.
-        ('v2_record_fixed_split', h(gen, 2) + r1 +
+        # A record whose id was made with a 20-bit split.
+        ('record_split_20_in_14', h(gen, 2) + r1 +
          rec(g.make_id(gen & 0xfff, 2)), 64, 'generation'),
         # An index that does not fit in index_bits spills into the tag.
-        ('v2_index_too_big', h(gen, 2) + r1 + rec(lay.id(1 << 14 | 2)), 64,
+        ('index_too_big_14', h(gen, 2) + r1 + rec(lay.id(1 << 14 | 2)), 64,
          'generation %d' % (gen + 1)),
-        ('v2_index_too_big_5', h(3, 2, 5) +
+        ('index_too_big_5', h(3, 2, 5) +
          g.record(g.make_id(3, 1, 5), [A0, A1], 5, bo) +
          rec(g.make_id(3, 32, 5)), 64, 'generation 4'),
-        ('v2_duplicate_id', h(gen, 2) + r1 + rec(lay.id(1)), 64,
+        ('duplicate_id_14', h(gen, 2) + r1 + rec(lay.id(1)), 64,
          'duplicate id'),
-        ('v2_duplicate_id_5', h(3, 2, 5) +
+        ('duplicate_id_5', h(3, 2, 5) +
          g.record(g.make_id(3, 31, 5), [A0, A1], 5, bo) +
          rec(g.make_id(3, 31, 5)), 64, 'duplicate id'),
-        ('v2_header_size_small', h(gen, 0, header_size=28), 6,
+        ('header_size_small_14', h(gen, 0, header_size=28), 6,
          'header_size'),
     ]
 
@@ -455,7 +456,7 @@ def expand_raw(ids):
         ' => [FTRACE TRAMPOLINE]\n => 0xffffffff81000123') + '\n'
 
 
-EXPAND_RAW = expand_raw(V1.ids())
+EXPAND_RAW = expand_raw(BASE.ids())
 
 
 def tests_expand_one(r, lay, order, bo):
@@ -533,12 +534,13 @@ def tests_expand(r):
            'x: <stack trace>\n => 0xffffffff81000010\n', 'stdout')
     r.check('expand_stale_and_unknown', stale_never_resolves)
 
-    def stale_never_resolves_v2():
+    def stale_never_resolves_split14():
         # Under a 14-bit split, bits 14..19 are the tag: an id that differs
         # from a record's only there is stale, and index bits 14..19 of a
-        # fixed 20-bit split do not exist.
-        lay, gen = V2_14, V2_14.gen
-        path = r.write('gen.v2', lay.stream(recs=[(lay.id(1), [A0], 1)]))
+        # 20-bit split do not exist.
+        lay, gen = SPLIT14, SPLIT14.gen
+        path = r.write('gen.split14',
+                       lay.stream(recs=[(lay.id(1), [A0], 1)]))
         ids = [lay.id(1, gen ^ 1), lay.id(1, gen ^ 0x3f),
                lay.id(1, gen ^ 0x40), lay.id(1 << 13 | 1), lay.id(2),
                lay.id(1)]
@@ -552,7 +554,8 @@ def tests_expand(r):
            'x: <stack trace>\n => 0xffffffff81000010\n', 'stdout')
         assert (b'3 stale and 2 unknown stack ids left unexpanded '
                 b'(map generation %d)' % gen) in p.stderr, p.stderr
-    r.check('expand_stale_and_unknown_v2_14', stale_never_resolves_v2)
+    r.check('expand_stale_and_unknown_split14',
+            stale_never_resolves_split14)
 
 
 FOLD_TRACE = """bash;0xffffffff81000123;[FTRACE TRAMPOLINE];0xffffffff81000010 2
@@ -648,7 +651,7 @@ def tests_snapshot(r):
         inst = os.path.join(fake, 'instances', 'foo')
         os.makedirs(inst)
         # As a kernel with its default table of 2^14 slots writes it.
-        lay = V2_14
+        lay = SPLIT14
         data = lay.stream()
         for d in (fake, inst):
             for name, content in (('trace',
@@ -751,7 +754,7 @@ def tests_plugin(r):
                 '<stack_id %(stale)s> [stale]\n'
                 '<stack_id %(unknown)s> [unknown]\n' % ids)
 
-    def run(extra, env, lay=V2_14):
+    def run(extra, env, lay=SPLIT14):
         ids = lay.ids()
         p = subprocess.run([tp, plugdir] + extra +
                            [ids[k] for k in ('r1', 'r2', 'stale', 'unknown')],
@@ -760,21 +763,21 @@ def tests_plugin(r):
         return p.stdout.decode()
 
     # A map of 2^14 slots: a plugin that split ids at bit 20 would find
-    # none of them.
+    # none of them; and one of 2^20 slots, for one that split at bit 14.
     for order, bo in ORDERS:
-        path = r.write('map.v2_14.' + order, V2_14.stream(bo))
+        path = r.write('map.split14.' + order, SPLIT14.stream(bo))
         r.check('plugin_option_map_' + order, lambda path=path: eq(
-            run(['-O', 'stackmap:map=' + path], env), resolved(V2_14.ids()),
+            run(['-O', 'stackmap:map=' + path], env), resolved(SPLIT14.ids()),
             'stdout'))
-    path = r.write('map.v1.le', V1.stream())
-    r.check('plugin_option_map_v1', lambda: eq(
-        run(['-O', 'stackmap:map=' + path], env, V1), resolved(V1.ids()),
-        'stdout'))
-    path = r.write('map.v2_14.le', V2_14.stream())
+    path = r.write('map.split20.le', SPLIT20.stream())
+    r.check('plugin_option_map' + SPLIT20.suffix, lambda: eq(
+        run(['-O', 'stackmap:map=' + path], env, SPLIT20),
+        resolved(SPLIT20.ids()), 'stdout'))
+    path = r.write('map.split14.le', SPLIT14.stream())
     r.check('plugin_env_map', lambda: eq(
-        run([], dict(env, STACKMAP_MAP=path)), resolved(V2_14.ids()),
+        run([], dict(env, STACKMAP_MAP=path)), resolved(SPLIT14.ids()),
         'stdout'))
-    ids = [V2_14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
+    ids = [SPLIT14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
     r.check('plugin_no_map', lambda: eq(
         run([], env), ''.join('<stack_id %s>\n' % i for i in ids), 'stdout'))
     bad = r.write('bad.map', b'FSMB')
@@ -796,14 +799,14 @@ def tests_trace_cmd(r):
         return
     here = os.path.dirname(os.path.abspath(__file__))
     dat = os.path.join(r.tmp, 'trace.dat')
-    # The map of a table of 2^14 slots, not the fixed split of version 1.
-    lay = V2_14
+    # The map of a table of 2^14 slots, the kernel's default.
+    lay = SPLIT14
     ids = [lay.ids()[k] for k in ('r1', 'r5', 'stale', 'unknown')]
     subprocess.run([sys.executable, os.path.join(here, 'mktracedat.py'), dat,
                     r.kallsyms] + ids, check=True)
     env = dict(os.environ, HOME=r.tmp, TRACEEVENT_PLUGIN_DIR=r.build)
     env.pop('STACKMAP_MAP', None)
-    path = r.write('map.v2_14.le', lay.stream())
+    path = r.write('map.split14.le', lay.stream())
 
     def report(extra, env=env):
         p = subprocess.run(['trace-cmd', 'report', '-i', dat] + extra,
@@ -851,7 +854,7 @@ def seed_corpus(r, corpus):
     n = 0
     for order, bo in ORDERS:
         seeds = [lay.stream(bo) for lay in LAYOUTS]
-        seeds += [lay.header(0, 0, bo) for lay in (V1, V2_14)]
+        seeds += [lay.header(0, 0, bo) for lay in LAYOUTS]
         seeds += [data for _, data, _, _ in bad_streams(bo)]
         for data in seeds:
             with open(os.path.join(corpus, 'seed%03d' % n), 'wb') as f:

@@ -3,21 +3,21 @@
 
 The layout is the one of Documentation/trace/ftrace-stackmap.rst: a
 32-byte header, then per record a 16-byte header and depth u64 addresses.
-Version 1 splits ids at bit 20; version 2 at the header's index_bits.
+Ids split at the header's index_bits; unless told otherwise, streams here
+split at bit 20, as a depot of the largest table (2^20 slots) does.
 """
 import struct
 
 MAGIC = 0x46534D42
+VERSION = 1
 TRAMPOLINE = 0x7FFFFFFF
 
 
-def header(gen, nr, bo='<', magic=MAGIC, version=1, header_size=32,
-           flags=1, max_depth=128, record_size=16, reserved=0,
-           index_bits=None, extra=b''):
-    """The last u32 is reserved in version 1 and index_bits in version 2."""
-    last = reserved if index_bits is None else index_bits
+def header(gen, nr, bo='<', magic=MAGIC, version=VERSION, header_size=32,
+           flags=1, max_depth=128, record_size=16, index_bits=20,
+           extra=b''):
     return struct.pack(bo + 'IHHIIIIII', magic, version, header_size, gen,
-                       nr, flags, max_depth, record_size, last) + extra
+                       nr, flags, max_depth, record_size, index_bits) + extra
 
 
 def make_id(gen, index, index_bits=20):
@@ -42,8 +42,8 @@ def stream(recs, gen=1, bo='<', **kw):
 
 
 def large(path, size_mb=100, depth=12, gen=1, bo='<'):
-    """A valid version 1 stream of about size_mb MB, written in bounded
-    memory; up to 2^20 records, so its ids use the whole 20-bit index."""
+    """A valid stream of about size_mb MB, written in bounded memory;
+    up to 2^20 records, so its ids use the whole index of index_bits 20."""
     rec_len = 16 + 8 * depth
     nr = min(-(-(size_mb << 20) // rec_len), 1 << 20)
     with open(path, 'wb') as f:
