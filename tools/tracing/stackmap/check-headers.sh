@@ -20,7 +20,9 @@ name=tools:uapi_header_copy
 
 record() { # PASS|FAIL|SKIP
 	echo "$1 $name"
-	[ -z "$results" ] || echo "$1 $name" >> "$results"
+	[ -z "$results" ] && return
+	mkdir -p "$(dirname "$results")"
+	echo "$1 $name" >> "$results"
 }
 
 if [ ! -f "$srctree/$hdr" ]; then
