@@ -26,14 +26,14 @@ export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
 	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
-	libtraceevent-dev trace-cmd
+	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu qemu-system-arm git
 
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
 # next step still runs. Later issues add their steps here.
 TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
-	kunit-i386 vmtest-check series-check
-KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386
+	kunit-i386 kunit-arm64 vmtest-check series-check
+KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
 HARNESS := tools/testing/stackdepot_lf
 STACKMAP_TOOLS := tools/tracing/stackmap
@@ -71,10 +71,12 @@ help:
 	@echo '                  does this first)'
 	@echo '  kunit         - KUnit suite on UML+KASAN, on x86_64 QEMU'
 	@echo '                  (TCG, -smp QEMU_SMP) with KCSAN and lockdep,'
-	@echo '                  and on 32-bit i386 QEMU with lockdep'
+	@echo '                  on 32-bit i386 QEMU with lockdep, and on arm64'
+	@echo '                  QEMU (virt, -cpu max) with KCSAN and lockdep'
 	@echo '  kunit-uml     - only the UML run'
 	@echo '  kunit-x86_64  - only the x86_64 QEMU run'
 	@echo '  kunit-i386    - only the 32-bit i386 QEMU run (lockdep)'
+	@echo '  kunit-arm64   - only the arm64 QEMU run (KCSAN, lockdep)'
 	@echo '  check         - static gates on the project files: checkpatch'
 	@echo '                  --strict, kernel-doc, W=1 build, sparse (C=2)'
 	@echo '  harness       - userspace harness: functional tests, TSan and'
@@ -132,7 +134,7 @@ kunit: deps tree
 check: deps tree
 	$(call run-steps,check-gates)
 
-kunit-uml kunit-x86_64 kunit-i386: deps tree
+kunit-uml kunit-x86_64 kunit-i386 kunit-arm64: deps tree
 	@scripts/kunit-run.sh $(@:kunit-%=%)
 
 check-gates: deps tree

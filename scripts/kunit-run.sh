@@ -4,13 +4,16 @@
 # Run the project's KUnit suites once with tools/testing/kunit/kunit.py
 # and record one result per test case, plus one console gate.
 #
-# Usage: kunit-run.sh uml|x86_64|i386
+# Usage: kunit-run.sh uml|x86_64|i386|arm64
 #
 #   uml     ARCH=um with generic KASAN (scripts/kunit/uml.config)
 #   x86_64  QEMU TCG, -smp $QEMU_SMP, KCSAN + lockdep
 #           (scripts/kunit/x86_64.config)
 #   i386    32-bit QEMU TCG, -smp $QEMU_SMP, lockdep
 #           (scripts/kunit/i386.config)
+#   arm64   QEMU TCG (virt, -cpu max), -smp $QEMU_SMP, KCSAN + lockdep,
+#           built with the aarch64-linux-gnu- cross compiler
+#           (scripts/kunit/arm64.config)
 #
 # The kunitconfig is lib/tests/.kunitconfig plus the fragment. Logs go to
 # $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
@@ -22,7 +25,7 @@ set -euo pipefail
 
 scripts=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$scripts")
-run=${1:?usage: $0 uml|x86_64|i386}
+run=${1:?usage: $0 uml|x86_64|i386|arm64}
 name=kunit-$run
 build=${BUILD:-$root/build}
 ksrc=${KSRC:-$build/linux}
@@ -46,6 +49,10 @@ x86_64)
 	;;
 i386)
 	args+=(--arch=i386
+	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+	;;
+arm64)
+	args+=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
 	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
 	;;
 *)
