@@ -172,7 +172,6 @@ git -C "$work" am --abort > /dev/null 2>&1
 git -C "$work" checkout -q -f --detach base
 git -C "$work" clean -q -f -d -x
 
-total_start=$(date +%s)
 ok=1
 for i in "${!mails[@]}"; do
 	p=${mails[$i]}
@@ -280,8 +279,6 @@ if [ $ok -eq 1 ]; then
 		$(( $(date +%s) - start )) >> "$logs/times.txt"
 fi
 
-secs=$(( $(date +%s) - total_start ))
-"$record" time series-check "$secs"
 echo "  SERIES  per-patch times ($logs/times.txt):"
 sed 's/^/    /' "$logs/times.txt"
 exit 0
