@@ -20,13 +20,18 @@ KUNIT_TIMEOUT	?= 900
 QEMU_SMP	?= 2
 KUNIT_FILTER	?=
 
-export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER
+# Kernel builds compile through ccache (CCACHE= turns it off); the cache
+# is the user's (~/.cache/ccache), kept across clones and `make clean`.
+CCACHE		?= ccache
+
+export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER CCACHE
 
 # Debian packages the build and the tests need.
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
 	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
-	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu qemu-system-arm git
+	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu qemu-system-arm ccache \
+	git
 
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
@@ -109,6 +114,8 @@ help:
 	@echo '            sched:sched_switch, WORKLOAD="shell command",'
 	@echo '            DURATION=60 (seconds, caps the workload)'
 	@echo '  VM_TIMEOUT=1200       seconds before a hung guest is killed'
+	@echo '  CCACHE=ccache         compiler launcher of the kernel builds'
+	@echo '                        (CCACHE= builds without it)'
 	@echo '  make series: SIGNOFF="Name <addr>" adds a Signed-off-by,'
 	@echo '               SERIES_AUTHOR="Name <addr>", SERIES_PREFIX=PATCH'
 	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'

@@ -104,7 +104,10 @@ build_gates() {
 	local obj=$build/check-$name
 	tag=${name#x86_64}
 	tag=${tag:+-$tag}
-	kmake() { make -C "$ksrc" O="$obj" ARCH="$arch" -j"$jobs" "$@"; }
+	kmake() {
+		make -C "$ksrc" O="$obj" ARCH="$arch" -j"$jobs" \
+			${CCACHE:+CC="$CCACHE gcc" HOSTCC="$CCACHE gcc"} "$@"
+	}
 	mkdir -p "$obj"
 	log=$logs/config-$name.log
 	{

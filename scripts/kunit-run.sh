@@ -60,6 +60,13 @@ arm64)
 	exit 2
 	;;
 esac
+# Through ccache unless CCACHE is empty.
+if [ -n "${CCACHE:-}" ]; then
+	cross=
+	[ "$run" = arm64 ] && cross=aarch64-linux-gnu-
+	args+=(--make_options="CC=$CCACHE ${cross}gcc"
+	       --make_options="HOSTCC=$CCACHE gcc")
+fi
 [ -z "${KUNIT_FILTER:-}" ] || args+=("$KUNIT_FILTER")
 
 rm -f "$build_dir/test.log"

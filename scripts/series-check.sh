@@ -107,7 +107,10 @@ for i in "${!mails[@]}"; do
 done
 
 # kmake ARGS...: make in the series tree, objects in $obj.
-kmake() { make -s -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" "$@"; }
+kmake() {
+	make -s -C "$work" O="$obj" ARCH=x86_64 -j"$jobs" \
+		${CCACHE:+CC="$CCACHE gcc" HOSTCC="$CCACHE gcc"} "$@"
+}
 
 # Merge the fragments again after every patch: an option that a patch
 # just added only takes the value they ask for once Kconfig knows it.

@@ -22,6 +22,7 @@ frags=("$root/vm/kernel.config")
 [ -z "${VM_EXTRA_CONFIG:-}" ] || frags+=("$VM_EXTRA_CONFIG")
 jobs=${JOBS:-2}
 kmake=(make -s -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs")
+[ -z "${CCACHE:-}" ] || kmake+=(CC="$CCACHE gcc" HOSTCC="$CCACHE gcc")
 
 mkdir -p "$obj"
 want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
