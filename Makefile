@@ -24,14 +24,21 @@ KUNIT_FILTER	?=
 # is the user's (~/.cache/ccache), kept across clones and `make clean`.
 CCACHE		?= ccache
 
-export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER CCACHE
+# `make run ARCH=arm64` and `make vmtest ARCH=i386` pick the guest
+# (vm/arch.sh); ARCH itself stays out of the kernel builds' environment.
+VM_ARCH		:= $(or $(ARCH),x86_64)
+VM_TAG		:= $(if $(filter x86_64,$(VM_ARCH)),,-$(VM_ARCH))
+unexport ARCH
+
+export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER \
+	CCACHE VM_ARCH
 
 # Debian packages the build and the tests need.
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
 	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
-	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu qemu-system-arm ccache \
-	git
+	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git
 
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
@@ -42,7 +49,6 @@ KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
 HARNESS := tools/testing/stackdepot_lf
 STACKMAP_TOOLS := tools/tracing/stackmap
-VM_INITRD := $(BUILD)/vm-initramfs.cpio.gz
 
 # Reset the results, run the steps given as $(1), print the summary.
 define run-steps
@@ -95,6 +101,8 @@ help:
 	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
 	@echo '  vmtest        - boot the x86_64 kernel in QEMU and run the'
 	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
+	@echo '  vmtest-arm64  - the same on arm64 (QEMU virt, -cpu max)'
+	@echo '  vmtest-i386   - the same on a 32-bit i386 kernel'
 	@echo '  series        - write the patch series against 6.12 to'
 	@echo '                  out/series/ (git format-patch, cover letter)'
 	@echo '  series-check  - git am the series patch by patch, build after'
@@ -114,6 +122,8 @@ help:
 	@echo '            sched:sched_switch, WORKLOAD="shell command",'
 	@echo '            DURATION=60 (seconds, caps the workload)'
 	@echo '  VM_TIMEOUT=1200       seconds before a hung guest is killed'
+	@echo '  ARCH=x86_64           guest of make run, vmtest, vm-kernel and'
+	@echo '                        vm-initrd: x86_64, arm64 or i386'
 	@echo '  CCACHE=ccache         compiler launcher of the kernel builds'
 	@echo '                        (CCACHE= builds without it)'
 	@echo '  make series: SIGNOFF="Name <addr>" adds a Signed-off-by,'
@@ -183,20 +193,26 @@ vm-kernel: deps tree
 	@vm/build-kernel.sh
 
 vm-initrd: deps tree
-	@vm/mkinitramfs.sh $(VM_INITRD)
+	@vm/mkinitramfs.sh $(BUILD)/vm-initramfs$(VM_TAG).cpio.gz
 
 vmtest: deps tree
-	$(call run-steps,vmtest-check)
+	$(call run-steps,vmtest$(VM_TAG)-check)
+
+vmtest-arm64 vmtest-i386: deps tree
+	$(call run-steps,$@-check)
 
 # The kernel build is part of the step, so that its time is counted and a
 # build failure is recorded as the step's failure.
-vmtest-check: deps tree tools
-	@scripts/step.sh vmtest bash -c 'vm/build-kernel.sh && \
-		vm/mkinitramfs.sh $(VM_INITRD) && vm/vmtest.sh'
+vmtest-check vmtest-arm64-check vmtest-i386-check: deps tree tools
+	@VM_ARCH=$(or $(patsubst vmtest-%-check,%,$(filter-out vmtest-check,$@)),x86_64) \
+		scripts/step.sh $(@:-check=) bash -c 'vm/build-kernel.sh && \
+		vm/mkinitramfs.sh "$$(. vm/arch.sh && echo "$$vm_initrd")" && \
+		vm/vmtest.sh'
 
 clean:
 	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm \
-		$(BUILD)/vm-bench $(BUILD)/bench-uml $(VM_INITRD) $(VM_INITRD).sha \
+		$(BUILD)/vm-bench $(BUILD)/vm-arm64 $(BUILD)/vm-i386 \
+		$(BUILD)/bench-uml $(BUILD)/vm-initramfs*.cpio.gz* \
 		$(BUILD)/series $(BUILD)/series-obj
 	@$(MAKE) --no-print-directory -C $(HARNESS) clean
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean

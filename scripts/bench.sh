@@ -83,13 +83,14 @@ bench_harness() {
 		{ tail -20 "$out/harness.txt" >&2; return 1; }
 }
 
+# The guest is x86_64's: the -icount figures are compared across runs.
 bench_vm() {
 	local obj=$build/vm-bench initrd=$build/vm-initramfs.cpio.gz
-	stamp "vm: bench kernel (tinyconfig + vm/kernel.config + vm/bench.config)"
-	VM_OBJ=$obj VM_EXTRA_CONFIG=$root/vm/bench.config \
+	stamp "vm: bench kernel (tinyconfig + vm/kernel.config + vm/x86_64.config + vm/bench.config)"
+	VM_ARCH=x86_64 VM_OBJ=$obj VM_EXTRA_CONFIG=$root/vm/bench.config \
 		"$root/vm/build-kernel.sh" > "$out/vm-build.log" 2>&1 ||
 		{ tail -20 "$out/vm-build.log" >&2; return 1; }
-	"$root/vm/mkinitramfs.sh" "$initrd" || return 1
+	VM_ARCH=x86_64 "$root/vm/mkinitramfs.sh" "$initrd" || return 1
 	stamp "vm: tracing overhead, stackmap off vs on, $reps repetitions"
 	bench_vm_boot vm "tcg,thread=multi" || return 1
 	stamp "vm: the same with -icount shift=0 (guest instructions)"
@@ -98,7 +99,7 @@ bench_vm() {
 
 # bench_vm_boot NAME ACCEL: one boot in bench mode, results in NAME.txt
 bench_vm_boot() {
-	VM_KERNEL=$build/vm-bench/arch/x86/boot/bzImage \
+	VM_ARCH=x86_64 VM_KERNEL=$build/vm-bench/arch/x86/boot/bzImage \
 	VM_INITRD=$build/vm-initramfs.cpio.gz VM_TIMEOUT=1200 VM_ACCEL=$2 \
 		"$root/vm/run-qemu.sh" bench "$out/$1" "vm.bench_reps=$reps" ||
 		return 1

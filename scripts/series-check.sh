@@ -12,6 +12,7 @@
 #   series:build:<p>         after each patch that touches built files,
 #                            an incremental build of the x86_64 test
 #                            kernel (tinyconfig + vm/kernel.config +
+#                            vm/x86_64.config +
 #                            scripts/series.config) in $BUILD/series-obj;
 #                            after a harness or tools patch, that tool's
 #                            build; after a documentation patch,
@@ -42,7 +43,7 @@ work=$build/series/am
 obj=$build/series-obj
 logs=$out/series-check
 record=$scripts/results.sh
-frags=("$root/vm/kernel.config" "$scripts/series.config")
+frags=("$root/vm/kernel.config" "$root/vm/x86_64.config" "$scripts/series.config")
 defs_dir=${SERIES_DIR:-$root/series}
 
 rm -rf "$logs"

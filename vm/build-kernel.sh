@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build the x86_64 QEMU kernel: tinyconfig + vm/kernel.config, in
-# $BUILD/vm. The config is regenerated only when a fragment changes, and
+# Build the QEMU guest's kernel: tinyconfig + vm/kernel.config + the
+# fragment of its architecture (VM_ARCH, see vm/arch.sh), in $BUILD/vm
+# (x86_64) or $BUILD/vm-ARCH. The config is regenerated only when a fragment changes, and
 # kbuild does the rest incrementally, so a second run with no change
 # rebuilds nothing. Every option of the fragments must survive
 # olddefconfig: a dependency that silently drops one (FTRACE_STACKMAP,
@@ -10,19 +11,21 @@
 # tests something else.
 #
 # Usage: vm/build-kernel.sh   (KSRC, BUILD, JOBS from the environment;
-#        VM_OBJ and VM_EXTRA_CONFIG, a fragment merged last, select
-#        another kernel such as the benchmark's)
+#        VM_ARCH; VM_OBJ and VM_EXTRA_CONFIG, a fragment merged last,
+#        select another kernel such as the benchmark's)
 
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/vm/arch.sh"
 ksrc=${KSRC:-$root/build/linux}
-obj=${VM_OBJ:-${BUILD:-$root/build}/vm}
-frags=("$root/vm/kernel.config")
+obj=${VM_OBJ:-$vm_obj}
+frags=("${vm_frags[@]}")
 [ -z "${VM_EXTRA_CONFIG:-}" ] || frags+=("$VM_EXTRA_CONFIG")
 jobs=${JOBS:-2}
-kmake=(make -s -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs")
-[ -z "${CCACHE:-}" ] || kmake+=(CC="$CCACHE gcc" HOSTCC="$CCACHE gcc")
+kmake=(make -s -C "$ksrc" O="$obj" ARCH="$vm_karch" -j"$jobs")
+[ -z "$vm_cross" ] || kmake+=(CROSS_COMPILE="$vm_cross")
+[ -z "${CCACHE:-}" ] || kmake+=(CC="$CCACHE ${vm_cross}gcc" HOSTCC="$CCACHE gcc")
 
 mkdir -p "$obj"
 want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
@@ -59,5 +62,5 @@ fi
 # overlay) take their defaults here, instead of kbuild prompting for them
 # on a closed stdin.
 "${kmake[@]}" olddefconfig >/dev/null
-echo "  BUILD   $obj/arch/x86/boot/bzImage"
-"${kmake[@]}" bzImage
+echo "  BUILD   $obj/$vm_image"
+"${kmake[@]}" "$(basename "$vm_image")"

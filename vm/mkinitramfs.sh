@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build the guest's initramfs: busybox-static, /init, the ftrace
+# Build the guest's initramfs for VM_ARCH (see vm/arch.sh): a static
+# busybox of that architecture, /init, the ftrace
 # selftests of the overlaid tree (ftracetest, test.d with the
 # stackmap-*.tc, and the helpers next to ftracetest, built statically),
 # the stackmap CLI of the tree's tools/tracing/stackmap (static, in
@@ -10,20 +11,25 @@
 # checksum of them all is kept next to the output (mtimes would miss an
 # input older than an initramfs built from another checkout).
 #
-# Usage: vm/mkinitramfs.sh OUTPUT.cpio.gz   (KSRC from the environment)
+# Every program is built with the guest's compiler.
+#
+# Usage: vm/mkinitramfs.sh OUTPUT.cpio.gz   (KSRC, VM_ARCH from the
+#        environment)
 
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/vm/arch.sh"
 ksrc=${KSRC:-$root/build/linux}
 out=$1
 selftests=$ksrc/tools/testing/selftests/ftrace
 stackmap=$ksrc/tools/tracing/stackmap
+[ "$vm_arch" = x86_64 ] || "$root/vm/userland.sh" "$vm_arch"
 inputs=("$root/vm" "$selftests" "$stackmap"
-	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" /bin/busybox)
+	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" "$vm_busybox")
 
-want=$(find "${inputs[@]}" -type f -print0 | LC_ALL=C sort -z |
-	xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+want=$( (echo "$vm_arch $vm_cc"; find "${inputs[@]}" -type f -print0 |
+	LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 if [ -f "$out" ] && [ "$(cat "$out.sha" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
@@ -33,7 +39,7 @@ stage=$(mktemp -d)
 tools=$(mktemp -d)
 trap 'rm -rf "$stage" "$tools"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,vm}
-cp /bin/busybox "$stage/bin/busybox"
+cp "$vm_busybox" "$stage/bin/busybox"
 install -m 0755 "$root/vm/init" "$stage/init"
 cp -r "$selftests" "$stage/ftrace"
 for f in "$root"/vm/guest/*; do
@@ -41,15 +47,15 @@ for f in "$root"/vm/guest/*; do
 done
 for c in "$root"/vm/helpers/*.c; do
 	[ -e "$c" ] || continue
-	gcc -static -O2 -Wall -Werror -o "$stage/bin/$(basename "$c" .c)" "$c"
+	"$vm_cc" -static -O2 -Wall -Werror -o "$stage/bin/$(basename "$c" .c)" "$c"
 done
 # The selftests find their helpers in $FTRACETEST_ROOT, /ftrace here.
 for c in "$selftests"/*.c; do
 	[ -e "$c" ] || continue
-	gcc -static -O2 -Wall -Werror -o "$stage/ftrace/$(basename "$c" .c)" "$c"
+	"$vm_cc" -static -O2 -Wall -Werror -o "$stage/ftrace/$(basename "$c" .c)" "$c"
 done
 # Built in the kernel tree, as a user of the tree would build it.
-make -s -C "$stackmap" STATIC=1 OUTPUT="$tools" "$tools/stackmap"
+make -s -C "$stackmap" STATIC=1 CC="$vm_cc" OUTPUT="$tools" "$tools/stackmap"
 install -m 0755 "$tools/stackmap" "$stage/usr/bin/stackmap"
 
 # ftracetest's ownership tests need at least two groups.

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Boot the project kernel in QEMU (TCG: KVM does not boot here) with the
-# console on the first serial port and the guest's results on the second.
+# Boot the project kernel of VM_ARCH (see vm/arch.sh) in QEMU (TCG: KVM
+# does not boot here) with the console on the first serial port and the
+# guest's results on the second (arm64: on a virtio console).
 # A hung guest is killed after VM_TIMEOUT seconds and fails the run.
 # VM_ACCEL replaces the accelerator options, e.g. "tcg,thread=single
 # -icount shift=0,sleep=off" for a guest clock that counts instructions.
@@ -14,22 +15,23 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build}
+. "$root/vm/arch.sh"
 mode=$1
 outdir=$2
 shift 2
-kernel=${VM_KERNEL:-$build/vm/arch/x86/boot/bzImage}
-initrd=${VM_INITRD:-$build/vm-initramfs.cpio.gz}
+kernel=${VM_KERNEL:-$vm_obj/$vm_image}
+initrd=${VM_INITRD:-$vm_initrd}
 timeout=${VM_TIMEOUT:-1200}
+results=("${vm_results[@]//RESULTS/$outdir/results.txt}")
 
 mkdir -p "$outdir"
 : > "$outdir/console.log"
 : > "$outdir/results.txt"
-echo "  QEMU    $mode (-smp ${QEMU_SMP:-2}, TCG, timeout ${timeout}s), console in $outdir/console.log"
+echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG, timeout ${timeout}s), console in $outdir/console.log"
 timeout --kill-after=10 "$timeout" \
-	qemu-system-x86_64 -accel ${VM_ACCEL:-tcg,thread=multi} -smp "${QEMU_SMP:-2}" \
-	-m "${VM_MEM:-1024}" -display none -monitor none -no-reboot \
-	-serial "file:$outdir/console.log" -serial "file:$outdir/results.txt" \
+	"${vm_qemu[@]}" -accel ${VM_ACCEL:-tcg,thread=multi} -smp "${QEMU_SMP:-2}" \
+	-m "${VM_MEM:-$vm_mem}" -display none -monitor none -no-reboot \
+	-serial "file:$outdir/console.log" "${results[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 vm.mode=$mode $*" \
+	-append "console=$vm_console loglevel=5 panic=-1 vm.mode=$mode $*" \
 	< /dev/null

@@ -1,19 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# `make run`: boot the project kernel, trace the workload with stackmap
+# `make run`: boot the project kernel of VM_ARCH (`make run ARCH=arm64`;
+# see vm/arch.sh), trace the workload with stackmap
 # off and on, and report what deduplication bought (vm/run-report.py).
 #
 # Knobs (environment): BUFFER_KB (per-CPU ring buffer, 16-65536, default
 # 256), EVENTS (comma-separated system:event, default
 # kmem:kmem_cache_alloc,sched:sched_switch), WORKLOAD (a shell command run
 # in the guest, default vm/guest/workload.sh), DURATION (seconds after
-# which the workload is stopped, 1-600, default 60).
+# which the workload is stopped, 1-600, default 60). Writes out/run/
+# (x86_64) or out/run-ARCH/.
 
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/out}/run
+. "$root/vm/arch.sh"
+out=${OUT:-$root/out}/run$vm_tag
 buffer_kb=${BUFFER_KB:-256}
 events=${EVENTS:-kmem:kmem_cache_alloc,sched:sched_switch}
 duration=${DURATION:-60}
@@ -40,7 +43,7 @@ fi
 echo "  STEP    kernel (first build takes a few minutes)"
 "$root/vm/build-kernel.sh"
 echo "  STEP    initramfs"
-"$root/vm/mkinitramfs.sh" "${BUILD:-$root/build}/vm-initramfs.cpio.gz"
+"$root/vm/mkinitramfs.sh" "$vm_initrd"
 
 rm -rf "$out"
 mkdir -p "$out/vm" "$out/raw"

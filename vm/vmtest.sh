@@ -7,12 +7,19 @@
 # CLI against the map the first boot exported, and fail the run on any
 # kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
 #
-# Usage: vm/vmtest.sh   (KSRC, BUILD, OUT from the environment)
+# The guest is VM_ARCH's (see vm/arch.sh); its results are named
+# vmtest:<...> for x86_64, vmtest-ARCH:<...> otherwise, and its logs go
+# to $OUT/vm or $OUT/vm-ARCH. The CLI that decodes the guest's export is
+# the host's, as it is for a trace copied off a device.
+#
+# Usage: vm/vmtest.sh   (KSRC, BUILD, OUT, VM_ARCH from the environment)
 
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/out}/vm
+. "$root/vm/arch.sh"
+out=${OUT:-$root/out}/vm$vm_tag
+step=vmtest$vm_tag
 record() {
 	"$root/scripts/results.sh" record "$@"
 }
@@ -43,11 +50,11 @@ while IFS= read -r line; do
 	*"# SKIP"*) status=SKIP ;;
 	*) status=PASS ;;
 	esac
-	record "$status" "vmtest:$n:$name"
+	record "$status" "$step:$n:$name"
 done < "$out/ktap.txt"
 
 if [ "$n" -eq 0 ]; then
-	record FAIL "vmtest:no-results"
+	record FAIL "$step:no-results"
 fi
 # The stackmap CLI on the kernel's own export: dump must print what
 # stack_map prints, expand what the kernel's stackmap-expand prints.
@@ -59,31 +66,31 @@ if sed -n '/^SNAPSHOT-BEGIN$/,/^SNAPSHOT-END$/p' "$out/ktap.txt" | sed '1d;$d' |
 	base64 -d | tar -xzf - -C "$snap" 2>/dev/null && [ -s "$snap/stack_map" ]; then
 	if "$tool" dump --kallsyms "$snap/kallsyms" "$snap/stack_map_bin" > "$snap/dump.txt" &&
 	   cmp -s "$snap/dump.txt" "$snap/stack_map"; then
-		record PASS "vmtest:tools:dump-equals-stack_map"
+		record PASS "$step:tools:dump-equals-stack_map"
 	else
-		record FAIL "vmtest:tools:dump-equals-stack_map"
+		record FAIL "$step:tools:dump-equals-stack_map"
 	fi
 	if "$tool" expand --map "$snap/stack_map_bin" --kallsyms "$snap/kallsyms" \
 		"$snap/trace" > "$snap/expand.txt" &&
 	   grep -q '<stack trace>' "$snap/expand.txt" &&
 	   cmp -s "$snap/expand.txt" "$snap/trace.expanded"; then
-		record PASS "vmtest:tools:expand-equals-kernel-expand"
+		record PASS "$step:tools:expand-equals-kernel-expand"
 	else
-		record FAIL "vmtest:tools:expand-equals-kernel-expand"
+		record FAIL "$step:tools:expand-equals-kernel-expand"
 	fi
 else
-	record FAIL "vmtest:tools:snapshot-received"
+	record FAIL "$step:tools:snapshot-received"
 fi
 
 for boot in test boottest; do
 	status=PASS
 	[ "$boot" = test ] && [ "$rc" -ne 0 ] && status=FAIL
 	[ "$boot" = boottest ] && [ "$rc2" -ne 0 ] && status=FAIL
-	record $status "vmtest:$boot:guest-exited-cleanly"
+	record $status "$step:$boot:guest-exited-cleanly"
 	if "$root/vm/console-check.sh" "$out/$boot/console.log"; then
-		record PASS "vmtest:$boot:console-clean"
+		record PASS "$step:$boot:console-clean"
 	else
-		record FAIL "vmtest:$boot:console-clean"
+		record FAIL "$step:$boot:console-clean"
 	fi
 done
 exit 0
