@@ -44,7 +44,8 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 # $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
 # next step still runs. Later issues add their steps here.
 TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
-	kunit-i386 kunit-arm64 vmtest-check series-check
+	kunit-i386 kunit-arm64 vmtest-check vmtest-arm64-check \
+	vmtest-i386-check series-check
 KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
 HARNESS := tools/testing/stackdepot_lf
@@ -72,7 +73,8 @@ help:
 	@echo '                  stackmap off and on, print what dedup bought;'
 	@echo '                  artifacts in out/run/ (knobs below)'
 	@echo '  test          - everything below: check, harness, tools, kunit,'
-	@echo '                  vmtest; prints one line "N passed, N failed" and'
+	@echo '                  vmtest on x86_64, arm64 and i386, series-check;'
+	@echo '                  prints one line "N passed, N failed" and'
 	@echo '                  fails on any failure (results in out/results.txt)'
 	@echo
 	@echo 'Other targets:'
