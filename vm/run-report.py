@@ -29,17 +29,23 @@ def rb_bytes(payload):
 
 
 def format_size(path):
-    """Payload size of a trace entry, from its events/.../format file."""
+    """Payload size of a trace entry, from its events/.../format file, the
+    offset of its array field and the size of one element of it (a frame
+    of kernel_stack: 8 bytes on 64-bit kernels, 4 on 32-bit ones)."""
     end = 0
     fixed_array = None
+    elem = None
     with open(path) as f:
         for line in f:
             m = re.search(r"field:(.*?);\s*offset:(\d+);\s*size:(\d+);", line)
             if m:
                 end = max(end, int(m.group(2)) + int(m.group(3)))
-                if "[]" in m.group(1) or re.search(r"\[\d*\]", m.group(1)):
+                a = re.search(r"\[(\d*)\]", m.group(1))
+                if a:
                     fixed_array = int(m.group(2))
-    return end, fixed_array
+                    if a.group(1):
+                        elem = int(m.group(3)) // int(a.group(1))
+    return end, fixed_array, elem
 
 
 def parse_trace(path):
@@ -156,7 +162,9 @@ def record_limit(off, on_dir):
         if name.startswith("format.") and name not in (
                 "format.kernel_stack", "format.kernel_stack_id"):
             ev_size[name[len("format."):]] = format_size(os.path.join(d, name))[0]
-    _, caller_off = format_size(os.path.join(d, "format.kernel_stack"))
+    _, caller_off, frame = format_size(os.path.join(d, "format.kernel_stack"))
+    if frame is None:
+        sys.exit("format.kernel_stack: no caller[N] field to size a frame by")
     id_payload = format_size(os.path.join(on_dir, "format.kernel_stack_id"))[0]
     full = ids = 0
     depths = []
@@ -168,7 +176,7 @@ def record_limit(off, on_dir):
             continue
         depth = len(stack[1])
         depths.append(depth)
-        full += e + rb_bytes(caller_off + 8 * depth)
+        full += e + rb_bytes(caller_off + frame * depth)
         ids += e + rb_bytes(id_payload)
     avg_depth = sum(depths) / len(depths) if depths else 0
     return (full / ids if ids else 0), avg_depth, rb_bytes(id_payload)
