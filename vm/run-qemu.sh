@@ -22,7 +22,8 @@ shift 2
 kernel=${VM_KERNEL:-$vm_obj/$vm_image}
 initrd=${VM_INITRD:-$vm_initrd}
 timeout=${VM_TIMEOUT:-1200}
-results=("${vm_results[@]//RESULTS/$outdir/results.txt}")
+# Quoted: bash 5.2 would replace an "&" of the path with the match.
+results=("${vm_results[@]//RESULTS/"$outdir"/results.txt}")
 
 mkdir -p "$outdir"
 : > "$outdir/console.log"
