@@ -28,7 +28,7 @@ stackmap=$ksrc/tools/tracing/stackmap
 inputs=("$root/vm" "$selftests" "$stackmap"
 	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" "$vm_busybox")
 
-want=$( (echo "$vm_arch $vm_cc"; find "${inputs[@]}" -type f -print0 |
+want=$( ("$vm_cc" --version | head -1; find -L "${inputs[@]}" -type f -print0 |
 	LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 if [ -f "$out" ] && [ "$(cat "$out.sha" 2>/dev/null)" = "$want" ]; then
 	exit 0
