@@ -154,7 +154,7 @@ build_gates() {
 		rc=$?
 		# C=2 also checks arm64's vDSO each time, which `prepare`
 		# builds; its sparse warnings are the kernel's, not ours.
-		grep -Ev "^$ksrc/arch/[a-z0-9]+/kernel/vdso[0-9]*/[^:]+:[0-9]+:[0-9]+: warning:" \
+		grep -Ev '(^|/)arch/arm64/kernel/vdso(32)?/[^:/]+:[0-9]+:[0-9]+: warning:' \
 			"$log.full" > "$log"
 		gate "sparse$tag" "$o" "$log" $rc
 	done
