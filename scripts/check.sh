@@ -175,7 +175,8 @@ build_gates i386 i386 "$scripts/check-i386.config" \
 if [ ${#uapi[@]} -gt 0 ]; then
 	obj=$build/check-x86_64
 	log=$logs/headers.log
-	make -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs" headers > "$log" 2>&1
+	make -C "$ksrc" O="$obj" ARCH=x86_64 -j"$jobs" \
+		${CCACHE:+CC="$CCACHE gcc" HOSTCC="$CCACHE gcc"} headers > "$log" 2>&1
 	rc=$?
 	for h in "${uapi[@]}"; do
 		installed=$obj/usr/include/${h#include/uapi/}
