@@ -21,8 +21,12 @@ QEMU_SMP	?= 2
 KUNIT_FILTER	?=
 
 # Kernel builds compile through ccache (CCACHE= turns it off); the cache
-# is the user's (~/.cache/ccache), kept across clones and `make clean`.
+# is the user's (~/.cache/ccache), kept across `make clean`. Its keys hold
+# the tree's absolute path, which kbuild passes, so a clone elsewhere
+# starts cold. Depend mode takes the headers from the compiler's own -MMD
+# output: a miss costs one compile, not a preprocessor run more.
 CCACHE		?= ccache
+CCACHE_DEPEND	?= true
 
 # `make run ARCH=arm64` and `make vmtest ARCH=i386` pick the guest
 # (vm/arch.sh); ARCH itself stays out of the kernel builds' environment.
@@ -31,7 +35,7 @@ VM_TAG		:= $(if $(filter x86_64,$(VM_ARCH)),,-$(VM_ARCH))
 unexport ARCH
 
 export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER \
-	CCACHE VM_ARCH
+	CCACHE CCACHE_DEPEND VM_ARCH
 
 # Debian packages the build and the tests need.
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
