@@ -29,9 +29,16 @@ CCACHE		?= ccache
 CCACHE_DEPEND	?= true
 
 # `make run ARCH=arm64` and `make vmtest ARCH=i386` pick the guest
-# (vm/arch.sh); ARCH itself stays out of the kernel builds' environment.
-VM_ARCH		:= $(or $(ARCH),x86_64)
+# (vm/arch.sh; VM_ARCH in the environment does too). An ARCH given on the
+# command line is taken off the sub-makes' command lines, and no ARCH
+# reaches a recipe's environment: kunit.py, the tools' makes and kbuild
+# get the ARCH they are given, not the user's.
+ifeq ($(origin ARCH),command line)
+VM_ARCH		:= $(ARCH)
+endif
+VM_ARCH		?= x86_64
 VM_TAG		:= $(if $(filter x86_64,$(VM_ARCH)),,-$(VM_ARCH))
+MAKEOVERRIDES	:= $(filter-out ARCH=%,$(MAKEOVERRIDES))
 unexport ARCH
 
 export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER \
@@ -66,7 +73,8 @@ define run-steps
 endef
 
 .PHONY: help deps tree test kunit check run bench clean distclean \
-	harness fuzz bench-user tools vmtest vm-kernel vm-initrd series \
+	harness fuzz bench-user tools vmtest vmtest-arm64 vmtest-i386 \
+	vm-kernel vm-initrd series \
 	$(TEST_STEPS)
 
 help:
@@ -75,7 +83,8 @@ help:
 	@echo 'Main targets:'
 	@echo '  run           - boot the kernel in QEMU, trace a workload with'
 	@echo '                  stackmap off and on, print what dedup bought;'
-	@echo '                  artifacts in out/run/ (knobs below)'
+	@echo '                  artifacts in out/run/, out/run-ARCH/ for'
+	@echo '                  another ARCH (knobs below)'
 	@echo '  test          - everything below: check, harness, tools, kunit,'
 	@echo '                  vmtest on x86_64, arm64 and i386, series-check;'
 	@echo '                  prints one line "N passed, N failed" and'
@@ -105,8 +114,9 @@ help:
 	@echo '                  stackmap off/on in QEMU; tables + out/bench/*.json'
 	@echo '  bench-user    - only the userspace benchmark (ns/op, callgrind)'
 	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
-	@echo '  vmtest        - boot the x86_64 kernel in QEMU and run the'
-	@echo '                  ftrace selftests (stackmap-*.tc and stack tests)'
+	@echo '  vmtest        - boot the kernel in QEMU (x86_64 unless ARCH=) and'
+	@echo '                  run the ftrace selftests (stackmap-*.tc and stack'
+	@echo '                  tests)'
 	@echo '  vmtest-arm64  - the same on arm64 (QEMU virt, -cpu max)'
 	@echo '  vmtest-i386   - the same on a 32-bit i386 kernel'
 	@echo '  series        - write the patch series against 6.12 to'
@@ -120,7 +130,7 @@ help:
 	@echo 'Knobs (make VAR=value):'
 	@echo '  JOBS=$(JOBS)           parallel kernel build jobs'
 	@echo '  KUNIT_TIMEOUT=$(KUNIT_TIMEOUT)  seconds per kunit.py run'
-	@echo '  QEMU_SMP=$(QEMU_SMP)       CPUs of the x86_64 QEMU guest'
+	@echo '  QEMU_SMP=$(QEMU_SMP)       CPUs of the QEMU guests'
 	@echo '  KUNIT_FILTER=glob     kunit.py filter, e.g. "stackdepot_lf.*reset*"'
 	@echo '  KSRC=$(KSRC)'
 	@echo '  BUILD=$(BUILD)  OUT=$(OUT)'
