@@ -3,7 +3,7 @@
 #
 # Guest side of `make run`: trace the same workload twice with the same
 # per-CPU buffer, stackmap off then on, and send everything the host needs
-# for its report as a base64 tar stream on stdout (the second serial port).
+# for its report as a base64 tar stream on stdout (the results port).
 #
 # Kernel command line: vm.buffer_kb=N vm.events=sys:ev,sys:ev
 # vm.duration=SECONDS vm.workload=BASE64 (a shell command; default below).
