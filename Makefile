@@ -21,12 +21,18 @@ QEMU_SMP	?= 2
 KUNIT_FILTER	?=
 
 # Kernel builds compile through ccache (CCACHE= turns it off); the cache
-# is the user's (~/.cache/ccache), kept across `make clean`. Its keys hold
-# the tree's absolute path, which kbuild passes, so a clone elsewhere
-# starts cold. Depend mode takes the headers from the compiler's own -MMD
-# output: a miss costs one compile, not a preprocessor run more.
+# is the user's (~/.cache/ccache), kept across `make clean`. Depend mode
+# takes the headers from the compiler's own -MMD output: a miss costs one
+# compile, not a preprocessor run more. Paths under $(BUILD) reach the
+# compiler relative to the object directory, and kbuild's
+# -fmacro-prefix-map=<tree>/= is left out of the key, so a clone anywhere
+# else hits what this one compiled; __FILE__ then reads ../linux/... in
+# these kernels' messages.
 CCACHE		?= ccache
 CCACHE_DEPEND	?= true
+CCACHE_BASEDIR	?= $(BUILD)
+CCACHE_NOHASHDIR ?= true
+CCACHE_IGNOREOPTIONS ?= -fmacro-prefix-map=*
 
 # `make run ARCH=arm64` and `make vmtest ARCH=i386` pick the guest
 # (vm/arch.sh; VM_ARCH in the environment does too). An ARCH given on the
@@ -42,7 +48,8 @@ MAKEOVERRIDES	:= $(filter-out ARCH=%,$(MAKEOVERRIDES))
 unexport ARCH
 
 export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER \
-	CCACHE CCACHE_DEPEND VM_ARCH
+	CCACHE CCACHE_DEPEND CCACHE_BASEDIR CCACHE_NOHASHDIR \
+	CCACHE_IGNOREOPTIONS VM_ARCH
 
 # Debian packages the build and the tests need.
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
