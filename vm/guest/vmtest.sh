@@ -28,6 +28,18 @@ existing="test.d/00basic/basic1.tc test.d/00basic/basic3.tc
 	test.d/trigger/trigger-stacktrace.tc test.d/event/event-enable.tc
 	test.d/event/subsystem-enable.tc"
 
+# The tests pace themselves and time out with sleep: it must wait. (A
+# 32-bit busybox on a kernel without COMPAT_32BIT_TIME returned at once.)
+t0=$(cut -d' ' -f1 /proc/uptime)
+sleep 1
+rc=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+if [ $rc -eq 0 ] && awk "BEGIN { exit !($t1 - $t0 >= 0.9) }"; then
+	echo "ok 1 guest - sleep 1 waits a second"
+else
+	echo "not ok 1 guest - sleep 1 waits a second (exit $rc, $t0 -> $t1)"
+fi
+
 # KUnit cases built into this kernel ran at boot; report their results
 # (the nested "    ok N case" lines of the KTAP log) as ours.
 echo "vmtest: boot-time KUnit"
