@@ -19,6 +19,10 @@
 # vm_results (QEMU options of the port the guest writes its results to),
 # vm_mem (MiB of guest memory),
 # vm_tag ("" for x86_64, "-ARCH" otherwise: names of outputs and results).
+#
+# The variables are for the scripts that source this file, and the commas
+# are QEMU's own option syntax.
+# shellcheck shell=bash disable=SC2034,SC2054
 
 vm_arch=${VM_ARCH:-x86_64}
 vm_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
