@@ -40,7 +40,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 
 start=$(date +%s)
-cd "$root"
+cd "$root" || exit 1
 
 # The project's kernel-side files; the userspace tools have their own gates.
 mapfile -t files < <(find lib include kernel Documentation \
@@ -165,8 +165,8 @@ build_gates() {
 # benchmark suite, which is 64-bit only).
 build_gates x86_64 x86_64 "$scripts/check.config" "${objects[@]}"
 build_gates arm64 arm64 "$scripts/check.config" "${objects[@]}"
-build_gates i386 i386 "$scripts/check-i386.config" \
-	$(printf '%s\n' "${objects[@]}" | grep -v '_bench_kunit\.o$')
+mapfile -t objects32 < <(printf '%s\n' "${objects[@]}" | grep -v '_bench_kunit\.o$')
+build_gates i386 i386 "$scripts/check-i386.config" "${objects32[@]}"
 
 # uapi headers: `make headers` installs every uapi header of the tree into
 # usr/include of the x86_64 tree (incrementally), and each of ours must be
