@@ -3,9 +3,9 @@
 #
 # Build the QEMU guest's kernel: tinyconfig + vm/kernel.config + the
 # fragment of its architecture (VM_ARCH, see vm/arch.sh), in $BUILD/vm
-# (x86_64) or $BUILD/vm-ARCH. The config is regenerated only when a fragment changes, and
-# kbuild does the rest incrementally, so a second run with no change
-# rebuilds nothing. Every option of the fragments must survive
+# (x86_64) or $BUILD/vm-ARCH. The config is regenerated only when a
+# fragment changes, and kbuild does the rest incrementally, so a second
+# run with no change rebuilds nothing. Every option of the fragments must survive
 # olddefconfig: a dependency that silently drops one (FTRACE_STACKMAP,
 # UNWINDER_ORC, ...) fails the build instead of producing a kernel that
 # tests something else.
