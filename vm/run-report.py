@@ -17,6 +17,11 @@ import sys
 
 # The published measurement of the idea (slab workload, deeper stacks).
 PUBLISHED = {"retained_events": 2.17, "time_span": 1.85}
+# The depot's memory target at this workload, and what the depot took when
+# it allocated its whole capacity up front (stack_map_stat's mem_total in
+# make run on x86_64 at commit 68e002c, the last before it grew on demand).
+DEPOT_TARGET = 256 * 1024
+DEPOT_FIXED = 2359808
 
 EVENT_RE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                       r"\S+\s+(?P<ts>\d+\.\d+): (?P<what>.*)$")
@@ -146,10 +151,11 @@ def session(raw, mode):
         "stack_id_records": ids,
         "full_stack_records": len(with_stack) - ids,
         "stack_records": int(smstat.get("records", 0)),
-        "depot_bytes": int(smstat.get("mem_total", 0)),
+        "depot_bytes": int(smstat.get("mem_allocated", 0)),
+        "depot_bytes_used": int(smstat.get("mem_used", 0)),
         "depot_drops": sum(int(smstat.get(k, 0)) for k in
-                           ("drops_full", "drops_probe", "drops_too_deep",
-                            "drops_busy")),
+                           ("drops_full", "drops_grow", "drops_probe",
+                            "drops_too_deep", "drops_busy")),
     }
 
 
@@ -275,6 +281,8 @@ def main():
         ("  as full stack", "full_stack_records", "{:,.0f}"),
         ("stack records (depot)", "stack_records", "{:,.0f}"),
         ("depot memory (bytes)", "depot_bytes", "{:,.0f}"),
+        ("  of it in use", "depot_bytes_used", "{:,.0f}"),
+        ("depot drops", "depot_drops", "{:,.0f}"),
     ]
     params = open(os.path.join(raw, "params")).read().split()
     print(f"Buffer {params[0]} KiB per CPU, events {params[1]}, "
@@ -298,10 +306,18 @@ def main():
           f"(avg stack depth {avg_depth:.1f} frames, stack-id record {id_bytes} B)")
     print(f"Retained-events ratio {measured:.2f}x = "
           f"{100 * ratio(measured, limit):.1f}% of that limit (target 95%)")
+    mem = on["depot_bytes"]
+    print(f"Depot memory: {mem:,} bytes allocated for "
+          f"{on['stack_records']:,} stacks, target <= {DEPOT_TARGET:,}: "
+          f"{'met' if mem <= DEPOT_TARGET else 'MISSED'} "
+          f"(x86_64 before the depot grew on demand: {DEPOT_FIXED:,} "
+          f"bytes, make run on 68e002c)")
     print(f"Published result for this idea: {PUBLISHED['retained_events']}x "
           f"retained events, {PUBLISHED['time_span']}x time span "
           f"(slab workload, deeper stacks)")
-    summary.update({"limit": limit, "avg_depth": avg_depth,
+    summary.update({"depot_target": DEPOT_TARGET,
+                    "depot_fixed_before": DEPOT_FIXED,
+                    "limit": limit, "avg_depth": avg_depth,
                     "retained_ratio": measured,
                     "fraction_of_limit": ratio(measured, limit),
                     "published": PUBLISHED})

@@ -5,9 +5,10 @@
  * A depot turns a stack trace (an array of return addresses) into a 32-bit
  * id and back. It is meant for hot, context-agnostic paths such as tracers:
  * stackdepot_lf_get_id() never sleeps, never allocates and never takes a
- * lock, so it may run in NMI context. All memory is allocated up front by
- * stackdepot_lf_create(); when it runs out, get_id fails and the caller is
- * expected to keep the full stack instead.
+ * lock, so it may run in NMI context. Its memory follows what it stores:
+ * the records live in chunks that a work item adds ahead of need, and when
+ * no chunk is ready, or the depot holds its capacity in stacks, get_id
+ * fails and the caller is expected to keep the full stack instead.
  *
  * Every id carries the generation it was issued in. A reset empties the
  * depot and starts a new generation. Generation tags are allocated
@@ -44,14 +45,12 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 /* Tables have at most 2^20 slots: ids keep at least 12 tag bits. */
 #define STACKDEPOT_LF_MAX_RECORDS	524288U
 #define STACKDEPOT_LF_MAX_DEPTH		256U
-#define STACKDEPOT_LF_MAX_PROBE		128U
-#define STACKDEPOT_LF_DEFAULT_PROBE	32U
-/* Largest arena: 4 GiB, or the largest multiple of 8 below it on 32-bit. */
-#define STACKDEPOT_LF_MAX_ARENA						\
-	(sizeof(size_t) > 4 ? (size_t)(4ULL << 30) : (size_t)(SIZE_MAX & ~7UL))
+#define STACKDEPOT_LF_DEFAULT_DEPTH	16U
 /*
- * Bytes of arena a record of @depth frames takes: an 8-byte header and the
- * frames, in 8-byte units (an odd depth leaves 4 bytes of padding on 32-bit).
+ * Bytes a record of @depth frames takes in its chunk: an 8-byte header and
+ * the frames, in 8-byte units (an odd depth leaves 4 bytes of padding on
+ * 32-bit). With %STACKDEPOT_LF_COUNT_REFS, each record also has a 4-byte
+ * hit counter per stripe (see stackdepot_lf_stats.mem_used).
  */
 #define STACKDEPOT_LF_RECORD_SIZE(depth) \
 	((8 + (depth) * sizeof(unsigned long) + 7) & ~(size_t)7)
@@ -62,28 +61,24 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 
 /**
  * struct stackdepot_lf_params - capacity and behaviour of a depot
- * @max_records: maximum number of distinct stacks per generation,
+ * @max_records: capacity in distinct stacks per generation,
  *	%STACKDEPOT_LF_MIN_RECORDS to %STACKDEPOT_LF_MAX_RECORDS. The hash
- *	table gets at least twice as many slots, rounded up to a power of two.
- * @arena_size: bytes for the records themselves; each record takes
- *	STACKDEPOT_LF_RECORD_SIZE(depth). At least one record of @max_depth
- *	must fit; at most %STACKDEPOT_LF_MAX_ARENA, and the whole depot must
- *	fit in a size_t (which on 32-bit a maximal arena does not).
+ *	table, the only part sized by it, gets at least twice as many 4-byte
+ *	slots, rounded up to a power of two; records take memory as they come.
  * @max_depth: deepest stack accepted, 1 to %STACKDEPOT_LF_MAX_DEPTH.
  *	Deeper stacks are refused with -E2BIG, never truncated.
- * @max_probe: slots examined before an insert gives up with -ENOSPC,
- *	0 for %STACKDEPOT_LF_DEFAULT_PROBE, at most %STACKDEPOT_LF_MAX_PROBE.
+ * @expected_depth: typical depth of the stacks, 0 for
+ *	%STACKDEPOT_LF_DEFAULT_DEPTH; at most @max_depth. It sizes the chunks
+ *	records are stored in (about 32 records of this depth each), so it
+ *	only trades the memory allocated ahead of need against how often
+ *	growth runs.
  * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
- * @hash: hash function, NULL for the built-in one. Meant for tests that
- *	need collisions; it must be callable from any context.
  */
 struct stackdepot_lf_params {
 	unsigned int max_records;
-	size_t arena_size;
 	unsigned int max_depth;
-	unsigned int max_probe;
+	unsigned int expected_depth;
 	unsigned int flags;
-	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
 };
 
 /**
@@ -108,22 +103,31 @@ struct stackdepot_lf_info {
  * @index_bits: low bits of an id that index the table; the tag is above
  * @records: records in the current generation
  * @max_records: capacity in records
- * @table_slots: hash table slots
  * @max_depth: deepest stack accepted
- * @arena_used: arena bytes taken in the current generation, including
- *	@arena_lost
- * @arena_lost: arena bytes taken by inserts that lost a race and could not
+ * @table_slots: hash table slots
+ * @chunks: record chunks allocated
+ * @chunk_size: bytes of one chunk
+ * @arena_used: chunk bytes taken in the current generation, including
+ *	@arena_lost and @chunk_ends
+ * @arena_lost: chunk bytes taken by inserts that lost a race and could not
  *	be given back in the current generation
- * @arena_size: arena capacity in bytes
- * @mem_total: bytes allocated by the depot (arena, table, counters)
+ * @chunk_ends: chunk bytes left unused because the next record did not fit
+ *	in what remained of a chunk
+ * @mem_used: @arena_used and the hit counters of the current generation's
+ *	records
+ * @mem_allocated: bytes allocated by the depot (table, chunks, counters and
+ *	the depot itself)
  * @hits: get_id calls that found the stack already stored (lifetime)
  * @inserts: get_id calls that stored a new stack (lifetime)
  * @lost_races: hits that happened after building a record because another
  *	caller published the same stack first (included in @hits)
- * @drops_full: get_id calls refused because the arena or the record
- *	budget was exhausted (-ENOSPC)
- * @drops_probe: get_id calls refused because @max_probe slots were in use
- *	(-ENOSPC)
+ * @drops_full: get_id calls refused with -ENOSPC because the depot holds
+ *	@max_records stacks, or all its chunks are in use and no more may be
+ *	added
+ * @drops_grow: get_id calls refused with -ENOSPC because the chunk or the
+ *	counters the record needed were not added yet
+ * @drops_probe: get_id calls refused with -ENOSPC because every slot the
+ *	probe may visit was in use
  * @drops_too_deep: get_id calls refused with -E2BIG
  * @drops_busy: get_id calls refused with -EBUSY during a reset
  * @drops_context: get_id calls refused with -EPERM because a grace period
@@ -132,8 +136,9 @@ struct stackdepot_lf_info {
  *
  * Every get_id call on a valid depot with a non-zero @nr_entries is counted
  * exactly once in @hits, @inserts or one of the @drops_* counters. The
- * lifetime counters are sums of per-CPU counters read without stopping
- * writers, so they may lag concurrent calls.
+ * lifetime counters are sums of per-CPU counters (and, with
+ * %STACKDEPOT_LF_COUNT_REFS, of the records' hit counters) read without
+ * stopping writers, so they may lag concurrent calls.
  */
 struct stackdepot_lf_stats {
 	u32 generation;
@@ -141,16 +146,20 @@ struct stackdepot_lf_stats {
 	u32 index_bits;
 	u32 records;
 	u32 max_records;
-	u32 table_slots;
 	u32 max_depth;
+	u32 table_slots;
+	u32 chunks;
+	u32 chunk_size;
 	u64 arena_used;
 	u64 arena_lost;
-	u64 arena_size;
-	u64 mem_total;
+	u64 chunk_ends;
+	u64 mem_used;
+	u64 mem_allocated;
 	u64 hits;
 	u64 inserts;
 	u64 lost_races;
 	u64 drops_full;
+	u64 drops_grow;
 	u64 drops_probe;
 	u64 drops_too_deep;
 	u64 drops_busy;
@@ -203,7 +212,11 @@ static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
  * stackdepot_lf_create() - allocate an empty depot
  * @params: capacity; see struct stackdepot_lf_params for the ranges
  *
- * All the memory the depot will ever use is allocated here.
+ * Allocates the table and two chunks of records, the first and a spare
+ * (one, if one chunk holds the whole capacity). Further chunks are
+ * added by a work item, queued from get_id through irq_work once a
+ * generation starts using its last chunk, until @params->max_records
+ * records of @params->max_depth frames would fit.
  *
  * Context: Process context; may sleep.
  * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range or the
@@ -254,17 +267,19 @@ bool stackdepot_lf_caller_visible(void);
  * Equal stacks get equal ids and different stacks different ids within a
  * generation, even when several CPUs insert the same new stack at once.
  * Lock-free: the call completes in a bounded number of its own steps unless
- * other callers keep winning the same arena allocation race.
+ * other callers keep winning the same allocation race.
  *
  * Context: Any context, including NMI and hard IRQ with interrupts off;
  * callers that a grace period would not wait for are refused (see
  * stackdepot_lf_caller_visible()). Never sleeps, never allocates.
  * Return: 0 and *@id set on success; -EINVAL if @depot is NULL or
  * @nr_entries is 0; -E2BIG if @nr_entries exceeds the depot's max depth;
- * -ENOSPC if the depot is full or all probed slots are taken (one record
- * short of full, also while a concurrent insert holds a reservation it
- * will give back); -EBUSY while a reset is in progress; -EPERM if a grace
- * period would not wait for the caller. On error *@id is left untouched.
+ * -ENOSPC if the depot holds its capacity (one record short of it, also
+ * while a concurrent insert holds a reservation it will give back), if
+ * the chunk the record needs has not been added yet (growth is then
+ * requested) or if all probed slots are taken; -EBUSY while a reset is
+ * in progress; -EPERM if a grace period would not wait for the caller. On
+ * error *@id is left untouched.
  */
 int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
 				      const unsigned long *entries,
@@ -322,6 +337,10 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 /**
  * stackdepot_lf_reset() - empty the depot and start a new generation
  * @depot: the depot
+ *
+ * The chunks stay allocated for the next generation, which usually stores
+ * much the same stacks again, so that it drops none while they are added
+ * back; they are freed with the depot.
  *
  * New get_id calls fail with -EBUSY until the reset is complete; calls
  * already running are waited for with synchronize_rcu(). Afterwards all
@@ -393,6 +412,10 @@ int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
  * @depot: the depot
  * @stats: filled in
  *
+ * With %STACKDEPOT_LF_COUNT_REFS, @stats->hits is summed over the hit
+ * counters of every record, so the call takes time in proportion to the
+ * records stored.
+ *
  * Context: Any context.
  */
 void stackdepot_lf_stats(struct stackdepot_lf *depot,
@@ -403,7 +426,8 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
  * @params: capacity, as for stackdepot_lf_create()
  *
  * Context: Any context.
- * Return: the number of bytes, or 0 if @params is out of range.
+ * Return: the number of bytes the depot takes when created, before any
+ * growth, or 0 if @params is out of range.
  */
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
 

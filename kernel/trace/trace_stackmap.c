@@ -96,14 +96,13 @@ unsigned int trace_stackmap_size(struct trace_array *tr)
 }
 
 /* Parameters of a depot of @size stacks. */
-void trace_stackmap_params(struct stackdepot_lf_params *params,
-			   unsigned int size)
+static void trace_stackmap_params(struct stackdepot_lf_params *params,
+				  unsigned int size)
 {
 	*params = (struct stackdepot_lf_params) {
 		.max_records	= size,
-		.arena_size	= (size_t)size *
-				  STACKDEPOT_LF_RECORD_SIZE(TRACE_STACKMAP_AVG_DEPTH),
 		.max_depth	= TRACE_STACKMAP_MAX_DEPTH,
+		.expected_depth	= TRACE_STACKMAP_EXPECTED_DEPTH,
 		.flags		= STACKDEPOT_LF_COUNT_REFS,
 	};
 }

@@ -18,8 +18,8 @@ struct dentry;
 
 /* Deepest stack stored as an id; deeper stacks are recorded in full. */
 #define TRACE_STACKMAP_MAX_DEPTH	128U
-/* The arena holds a depot's capacity in records of this depth. */
-#define TRACE_STACKMAP_AVG_DEPTH	32U
+/* Typical depth of a traced kernel stack; sizes the depot's chunks. */
+#define TRACE_STACKMAP_EXPECTED_DEPTH	16U
 /* Default capacity, in distinct stacks, of a depot. */
 #define TRACE_STACKMAP_DEFAULT_SIZE	8192U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
@@ -63,8 +63,6 @@ extern struct mutex trace_stackmap_mutex;
 
 struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr);
 unsigned int trace_stackmap_size(struct trace_array *tr);
-void trace_stackmap_params(struct stackdepot_lf_params *params,
-			   unsigned int size);
 int trace_stackmap_parse_size(const char *str, unsigned int *size);
 void trace_stackmap_destroy(struct trace_array *tr);
 

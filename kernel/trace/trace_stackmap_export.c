@@ -279,49 +279,46 @@ static const struct file_operations stackmap_fops = {
 
 /* stack_map_stat */
 
+/*
+ * The counters users need, in a set kept stable: see "stack_map_stat" in
+ * Documentation/trace/ftrace-stackmap.rst. The depot's table internals are
+ * left out on purpose.
+ */
 static int stackmap_stat_show(struct seq_file *m, void *v)
 {
 	struct trace_array *tr = m->private;
-	struct stackdepot_lf_params params;
 	struct stackdepot_lf_stats st;
 	struct stackdepot_lf *depot;
+	unsigned int size;
 
 	mutex_lock(&trace_stackmap_mutex);
 	depot = trace_stackmap_depot(tr);
 	if (depot)
 		stackdepot_lf_stats(depot, &st);
-	trace_stackmap_params(&params, trace_stackmap_size(tr));
+	size = trace_stackmap_size(tr);
 	mutex_unlock(&trace_stackmap_mutex);
 
 	seq_printf(m, "allocated: %d\n", !!depot);
 	if (!depot) {
-		seq_printf(m, "size: %u\n", params.max_records);
-		seq_printf(m, "mem_on_enable: %zu\n",
-			   stackdepot_lf_mem_size(&params));
+		seq_printf(m, "capacity: %u\n", size);
 		return 0;
 	}
 
 	seq_printf(m, "generation: %u\n", st.generation);
-	seq_printf(m, "resetting: %u\n", st.resetting);
 	seq_printf(m, "records: %u\n", st.records);
-	seq_printf(m, "max_records: %u\n", st.max_records);
-	seq_printf(m, "table_slots: %u\n", st.table_slots);
-	seq_printf(m, "max_depth: %u\n", st.max_depth);
-	seq_printf(m, "arena_used: %llu\n", st.arena_used);
-	seq_printf(m, "arena_lost: %llu\n", st.arena_lost);
-	seq_printf(m, "arena_size: %llu\n", st.arena_size);
-	seq_printf(m, "mem_total: %llu\n", st.mem_total);
+	seq_printf(m, "capacity: %u\n", st.max_records);
+	seq_printf(m, "mem_used: %llu\n", st.mem_used);
+	seq_printf(m, "mem_allocated: %llu\n", st.mem_allocated);
 	seq_printf(m, "hits: %llu\n", st.hits);
 	seq_printf(m, "inserts: %llu\n", st.inserts);
-	seq_printf(m, "lost_races: %llu\n", st.lost_races);
 	seq_printf(m, "drops_full: %llu\n", st.drops_full);
+	seq_printf(m, "drops_grow: %llu\n", st.drops_grow);
 	seq_printf(m, "drops_probe: %llu\n", st.drops_probe);
 	seq_printf(m, "drops_too_deep: %llu\n", st.drops_too_deep);
 	seq_printf(m, "drops_busy: %llu\n", st.drops_busy);
 	seq_printf(m, "drops_context: %llu\n", st.drops_context +
 		   atomic_long_read(&tr->stackmap.drops_context));
 	seq_printf(m, "resets: %llu\n", st.resets);
-	seq_printf(m, "index_bits: %u\n", st.index_bits);
 	return 0;
 }
 

@@ -4,12 +4,28 @@
  *
  * Layout
  * ------
- * A depot is an open-addressing hash table of u32 slots plus an arena of
- * variable-length records (struct sdlf_record: an 8-byte header and the
- * frames). A slot is 0 while empty; otherwise it holds the arena offset of
- * its record in 8-byte granules plus one. Within a generation a slot
+ * A depot is an open-addressing hash table of u32 slots plus records
+ * (struct sdlf_record: an 8-byte header and the frames) stored in chunks.
+ * A slot is 0 while empty; otherwise it holds its record's position plus
+ * one, in 8-byte granules counted across the chunks: chunk (val - 1) >>
+ * @chunk_shift, granule (val - 1) within it. Within a generation a slot
  * changes at most once, from 0 to its record, and a published record never
- * changes, so readers need no retry loop.
+ * changes, so readers need no retry loop. Each record also has a record
+ * number, its rank among the generation's records, which indexes its hit
+ * counters.
+ *
+ * Growth
+ * ------
+ * The table is the only part sized by the capacity. A depot starts with
+ * two chunks, the first and a spare; more are added by sdlf_grow() in a
+ * work item, which get_id queues through irq_work (safe in
+ * NMI) once a record lands in the last chunk there is, so that one spare
+ * chunk is normally ready; likewise blocks of hit counters, SDLF_REF_BLOCK
+ * record numbers each. get_id itself never allocates: a record that needs
+ * a chunk or counter block not yet added fails with -ENOSPC, counted in
+ * drops_grow, and requests growth again. The chunk directory (->chunks) is
+ * replaced by a larger copy when it fills, and the old one is freed after a
+ * grace period. A reset keeps every chunk and counter block.
  *
  * Ids
  * ---
@@ -27,16 +43,25 @@
  *
  * Ordering guarantees
  * -------------------
- * - Publication: an inserter allocates arena space, writes the whole record
- *   with plain stores, then publishes it with cmpxchg_release() on an empty
- *   slot. Every reader loads slots with smp_load_acquire(), so a record is
- *   complete before anyone can reach it. A half-built record is reachable by
- *   nobody; there is no "claimed but empty" slot state.
+ * - Publication: an inserter reserves chunk space and a record number,
+ *   writes the whole record with plain stores, then publishes it with
+ *   cmpxchg_release() on an empty slot. Every reader loads slots with
+ *   smp_load_acquire(), so a record is complete before anyone can reach it.
+ *   A half-built record is reachable by nobody; there is no "claimed but
+ *   empty" slot state.
+ * - Growth: sdlf_add_chunk() fills the directory entry and then publishes
+ *   the chunk count with smp_store_release(); inserters read the count with
+ *   smp_load_acquire() before using a chunk, and counter blocks go the same
+ *   way. A reader reaches a chunk only through a published record, so it
+ *   loads the directory pointer after the slot (rcu_dereference_sched(),
+ *   pairing with the rcu_assign_pointer() of a new directory): it then sees
+ *   a directory that holds the chunk. Old directories are freed only after
+ *   sdlf_synchronize(), so a reader's copy stays valid for its section.
  * - Generations: get_id, lookup and every step of an iteration run inside
  *   sdlf_read_lock() and start with smp_load_acquire() of @state. Reset
  *   sets the busy bit, waits for all read sections with sdlf_synchronize(),
- *   clears the table and arena with no reader or writer left that saw the
- *   old generation, counts the reset, and publishes the next range with
+ *   clears the table and counters with no reader or writer left that saw
+ *   the old generation, counts the reset, and publishes the next range with
  *   smp_store_release(). Hence a caller that sees a generation sees that
  *   generation's table and reset count, and nobody observes a record while
  *   it is cleared or rewritten. That holds only for callers a grace period
@@ -44,29 +69,35 @@
  *   RCU stopped waiting for it, code where RCU is not watching), which get
  *   -EPERM having read only the depot's constant fields and counted in its
  *   per-CPU statistics: the depot itself must still be valid for them.
- * - Arena reuse within a generation: a caller that lost a publication race
- *   gives its unpublished record's space back with a release cmpxchg on
- *   @arena_used, and allocations take space with an acquire cmpxchg, so
- *   the loser's stores are ordered before the next owner's.
- * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics kept apart
- *   from the records so that the hit path does not dirty the cache lines
- *   that other CPUs compare against. Each CPU counts into one of up to
- *   SDLF_REF_STRIPES copies of the counter array (its own, on machines
- *   with that few CPUs), so that CPUs hitting the same hot stack do not
- *   bounce one cache line between them; readers sum the copies.
+ * - Chunk space and record numbers reused within a generation: a caller
+ *   that lost a publication race gives its unpublished record's space and
+ *   number back with a release cmpxchg, and allocations take them with an
+ *   acquire cmpxchg, so the loser's stores are ordered before the next
+ *   owner's.
+ * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics in counter
+ *   blocks indexed by record number, apart from the records so that the hit
+ *   path does not dirty the cache lines that other CPUs compare against.
+ *   Each CPU counts into one of up to SDLF_REF_STRIPES stripes of a block,
+ *   SDLF_REF_BLOCK counters apart (its own stripe, on machines with that
+ *   few CPUs), so that CPUs hitting the same hot stack do not bounce one
+ *   cache line between them; readers sum the stripes. Such depots keep no
+ *   other hit counter: their hits are the sum of the ref counts.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
  *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
  *   and summed without synchronisation.
  *
  * Progress guarantees
  * -------------------
- * - get_id is lock-free: it probes at most @max_probe slots, and its only
- *   loops that can repeat are the compare-and-swap loops reserving a record
- *   and arena space, which fail only when another caller succeeded.
+ * - get_id is lock-free: it probes at most SDLF_MAX_PROBE slots, and its
+ *   only loops that can repeat are the compare-and-swap loops reserving
+ *   chunk space and a record number, which fail only when another caller
+ *   succeeded. Queueing an irq_work is a cmpxchg that does not loop.
  * - lookup is wait-free. An iteration step is wait-free, bounded by the
  *   table size.
  * - reset blocks: it takes a mutex and waits for an RCU grace period. It
  *   never waits for a get_id caller beyond that caller's bounded section.
+ *   Growth runs in a work item, takes its own mutex and allocates with
+ *   GFP_KERNEL; nothing on the get_id path waits for it.
  */
 
 #include "stackdepot_lf_internal.h"
@@ -75,21 +106,36 @@
 /* Iterator state of a walk that saw a reset; odd, so never a live state */
 #define SDLF_ITER_STALE		U32_MAX
 #define SDLF_GRANULE		8U
-/* Copies of the hit counters; a power of two */
+/* Slots an insert examines before it gives up */
+#define SDLF_MAX_PROBE		32U
+/* Stripes of the hit counters; a power of two */
 #define SDLF_REF_STRIPES	8U
+/* Record numbers per block of hit counters */
+#define SDLF_REF_BLOCK		256U
+#define SDLF_REF_BLOCK_SHIFT	ilog2(SDLF_REF_BLOCK)
+/* sdlf_record.meta: the depth in the low bits, the record number above */
+#define SDLF_DEPTH_BITS		9
+#define SDLF_DEPTH_MASK		((1U << SDLF_DEPTH_BITS) - 1)
+/* Records of the expected depth a chunk is sized for */
+#define SDLF_CHUNK_RECORDS	32U
+/* Chunks are 4 KiB to 64 KiB; in granules, log2 */
+#define SDLF_MIN_CHUNK_SHIFT	9
+#define SDLF_MAX_CHUNK_SHIFT	13
+/* Entries of a new chunk directory */
+#define SDLF_DIR_MIN		8U
 
 struct sdlf_record {
 	u32 hash;
-	u16 depth;
-	u16 reserved;
+	u32 meta;
 	unsigned long entries[];
 };
 
 struct sdlf_pcpu_stats {
-	local64_t hits;
+	local64_t hits;		/* only without STACKDEPOT_LF_COUNT_REFS */
 	local64_t inserts;
 	local64_t lost_races;
 	local64_t drops_full;
+	local64_t drops_grow;
 	local64_t drops_probe;
 	local64_t drops_too_deep;
 	local64_t drops_busy;
@@ -97,31 +143,45 @@ struct sdlf_pcpu_stats {
 };
 
 struct stackdepot_lf {
-	/* Read-mostly: set at create, @state changes only on reset. */
+	/* Read-mostly: set at create; @state changes on reset. */
 	u32 state;
 	u32 slot_mask;
 	u32 index_bits;
 	u32 max_records;
 	u32 max_depth;
 	u32 max_probe;
-	u32 flags;
+	u32 chunk_shift;	/* granules per chunk, log2 */
+	u32 chunk_mask;		/* granules per chunk, minus one */
+	u32 max_chunks;
 	u32 ref_stripes;
-	u32 arena_granules;
-	u32 (*hash)(const unsigned long *entries, unsigned int nr_entries);
+	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
 	u32 *slots;
-	atomic_t *refs;		/* ref_stripes arrays of table size */
-	u8 *arena;
-	size_t mem_total;
+	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
+	atomic_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
 	struct sdlf_pcpu_stats __percpu *pcpu;
 
-	/* Written by inserts only, on its own cache line; in granules. */
-	atomic_t nr_records ____cacheline_aligned;
-	atomic_t arena_used;
-	atomic_t arena_lost;
+	/* Written by inserts, on its own cache line. */
+	atomic_t nr_records ____cacheline_aligned;	/* numbers handed out */
+	atomic_t arena_used;	/* granules, across the chunks */
+	atomic_t arena_lost;	/* granules lost races could not give back */
+	atomic_t chunk_ends;	/* granules skipped at the ends of chunks */
+	atomic_t records_lost;	/* numbers lost races could not give back */
+	/* Published by growth with release, read with acquire. */
+	u32 nr_chunks;
+	u32 nr_ref_blocks;
+
+	/* Growth side. */
+	struct irq_work grow_irq;
+	struct work_struct grow_work;
+	struct mutex grow_lock;	/* serialises growth */
+	u32 dir_size;		/* entries of ->chunks; grow_lock */
+	bool grow_paused;	/* KUnit only; grow_lock */
+	size_t mem_allocated;	/* written under grow_lock */
 
 	/* Reset side. */
 	struct mutex reset_lock ____cacheline_aligned;
 	atomic64_t resets;
+	atomic64_t hits_base;	/* ref-counted hits of past generations */
 };
 
 /*
@@ -182,67 +242,103 @@ static __always_inline u64 sdlf_mix(u64 h, unsigned long entry)
  * three instructions a frame: the hash is most of the cost of a hit. The
  * rotation feeds the well-mixed high bits of a product into the low bits
  * of the next; rotating the lanes apart before combining them keeps
- * frames that trade lanes from hashing alike, and the final avalanche
- * (MurmurHash3's fmix64) makes every input bit reach the slot index.
+ * frames that trade lanes from hashing alike. Only the first lane needs a
+ * seed (and the depth): the others start at 0 and so cost nothing until
+ * their first frame. The high half of a last
+ * product, after folding the high bits down, depends on every bit of the
+ * lanes, and is what the slot index and the record's check take.
+ * Visible to the KUnit suite, which replaces it to make stacks collide.
  */
-static u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
+VISIBLE_IF_KUNIT __always_inline
+u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries)
 {
-	u64 a = 0x9e3779b97f4a7c15ULL ^ nr_entries, b = 0xc2b2ae3d27d4eb4fULL;
-	u64 c = 0x165667b19e3779f9ULL, d = 0x27d4eb2f165667c5ULL, h;
-	unsigned int i;
+	const unsigned long *end = entries + nr_entries;
+	const unsigned long *end4 = entries + (nr_entries & ~3U);
+	u64 a = 0x9e3779b97f4a7c15ULL ^ nr_entries, b = 0, c = 0, d = 0, h;
 
-	for (i = 0; i + 4 <= nr_entries; i += 4) {
-		a = sdlf_mix(a, entries[i]);
-		b = sdlf_mix(b, entries[i + 1]);
-		c = sdlf_mix(c, entries[i + 2]);
-		d = sdlf_mix(d, entries[i + 3]);
+	/* The stub lookup takes a spinlock: never from NMI. */
+	if (!in_nmi())
+		KUNIT_STATIC_STUB_REDIRECT(sdlf_hash, entries, nr_entries);
+
+	/* Pointers, not indices: no index arithmetic per frame. */
+	for (; entries < end4; entries += 4) {
+		a = sdlf_mix(a, entries[0]);
+		b = sdlf_mix(b, entries[1]);
+		c = sdlf_mix(c, entries[2]);
+		d = sdlf_mix(d, entries[3]);
 	}
-	for (; i < nr_entries; i++)
-		a = sdlf_mix(a, entries[i]);
+	for (; entries < end; entries++)
+		a = sdlf_mix(a, *entries);
 
 	h = a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^ (d << 48 | d >> 16);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return (u32)(h ^ (h >> 33));
+	h ^= h >> 29;
+	return (h * 0xc4ceb9fe1a85ec53ULL) >> 32;
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_hash);
+
+/*
+ * The record at granule @pos (a slot value minus one). The caller reached
+ * @pos through a slot or a chunk count loaded with acquire, so the
+ * directory it loads now holds the chunk; called in a read section, or
+ * with grow_lock held.
+ */
+static __always_inline struct sdlf_record *
+sdlf_record_at(struct stackdepot_lf *depot, u32 pos)
+{
+	/* Pairs with rcu_assign_pointer() in sdlf_dir_grow(). */
+	u8 **dir = rcu_dereference_sched(depot->chunks);
+
+	return (struct sdlf_record *)(dir[pos >> depot->chunk_shift] +
+				      (size_t)(pos & depot->chunk_mask) *
+				      SDLF_GRANULE);
 }
 
-static inline struct sdlf_record *sdlf_record(struct stackdepot_lf *depot,
-					      u32 val)
+static __always_inline struct sdlf_record *
+sdlf_record(struct stackdepot_lf *depot, u32 val)
 {
-	return (struct sdlf_record *)(depot->arena +
-				      (size_t)(val - 1) * SDLF_GRANULE);
+	return sdlf_record_at(depot, val - 1);
 }
 
-/* The hit counter of slot @pos in copy @stripe */
-static inline atomic_t *sdlf_ref(struct stackdepot_lf *depot, u32 stripe,
-				 u32 pos)
+static __always_inline u32 sdlf_record_nr(const struct sdlf_record *rec)
 {
-	return &depot->refs[(size_t)stripe * (depot->slot_mask + 1) + pos];
+	return rec->meta >> SDLF_DEPTH_BITS;
 }
 
-/* Count a call that returned slot @pos; called in a read section. */
-static __always_inline void sdlf_count_ref(struct stackdepot_lf *depot, u32 pos)
+static __always_inline u32 sdlf_record_depth(const struct sdlf_record *rec)
 {
-	if (depot->refs)
-		atomic_inc(sdlf_ref(depot, sdlf_cpu() & (depot->ref_stripes - 1),
-				    pos));
+	return rec->meta & SDLF_DEPTH_MASK;
 }
 
-static unsigned int sdlf_read_refs(struct stackdepot_lf *depot, u32 pos)
+/* The hit counter of record number @nr in stripe @stripe */
+static __always_inline atomic_t *sdlf_ref(struct stackdepot_lf *depot,
+					  u32 nr, u32 stripe)
 {
-	unsigned int refs = 0;
-	u32 stripe;
+	return &depot->ref_blocks[nr >> SDLF_REF_BLOCK_SHIFT]
+		[stripe * SDLF_REF_BLOCK + (nr & (SDLF_REF_BLOCK - 1))];
+}
 
-	if (!depot->refs)
-		return 0;
+/* Count a hit on @rec; called in a read section. */
+static __always_inline void sdlf_count_hit(struct stackdepot_lf *depot,
+					   const struct sdlf_record *rec)
+{
+	if (depot->ref_blocks)
+		atomic_inc(sdlf_ref(depot, sdlf_record_nr(rec),
+				    sdlf_cpu() & (depot->ref_stripes - 1)));
+	else
+		sdlf_count(&depot->pcpu->hits);
+}
+
+/* Hits on record number @nr since it was stored */
+static u32 sdlf_read_refs(struct stackdepot_lf *depot, u32 nr)
+{
+	u32 stripe, refs = 0;
+
 	for (stripe = 0; stripe < depot->ref_stripes; stripe++)
-		refs += atomic_read(sdlf_ref(depot, stripe, pos));
+		refs += atomic_read(sdlf_ref(depot, nr, stripe));
 	return refs;
 }
 
-/* Arena granules a record of @depth frames takes */
+/* Granules a record of @depth frames takes */
 static inline u32 sdlf_record_granules(unsigned int depth)
 {
 	return STACKDEPOT_LF_RECORD_SIZE(depth) / SDLF_GRANULE;
@@ -258,21 +354,31 @@ static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
  * Frames are whole words: comparing words beats memcmp(), which is a byte
  * loop on architectures without efficient unaligned access. Once hash and
  * depth match, the stacks almost always are equal and every word gets
- * compared anyway, so the loop takes no early exit, only a few
- * instructions a frame.
+ * compared anyway, so the loop takes no early exit, and takes two frames a
+ * round.
  */
-static bool sdlf_record_match(const struct sdlf_record *rec, u32 hash,
-			      const unsigned long *entries,
-			      unsigned int nr_entries)
+static __always_inline bool sdlf_record_match(const struct sdlf_record *rec,
+					      u32 hash,
+					      const unsigned long *entries,
+					      unsigned int nr_entries)
 {
+	const unsigned long *frame = rec->entries;
 	unsigned long diff = 0;
-	unsigned int i;
+	size_t i = nr_entries & 1;
 
-	if (rec->hash != hash || rec->depth != nr_entries)
+	if (rec->hash != hash || sdlf_record_depth(rec) != nr_entries)
 		return false;
-	for (i = 0; i < nr_entries; i++)
-		diff |= rec->entries[i] ^ entries[i];
+	if (i)
+		diff = frame[0] ^ entries[0];
+	for (; i < nr_entries; i += 2)
+		diff |= (frame[i] ^ entries[i]) | (frame[i + 1] ^ entries[i + 1]);
 	return !diff;
+}
+
+/* Queue growth; any context, NMI included. */
+static void sdlf_grow_request(struct stackdepot_lf *depot)
+{
+	irq_work_queue(&depot->grow_irq);
 }
 
 /*
@@ -295,65 +401,119 @@ VISIBLE_IF_KUNIT bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos,
 EXPORT_SYMBOL_IF_KUNIT(sdlf_slot_publish);
 
 /*
- * Reserve one record of the budget and arena space for it, then fill it in.
- * Returns the slot value that will publish it, or 0 if the depot is full.
- * The record becomes reachable only through the cmpxchg_release() in
- * sdlf_slot_publish(); the acquire on the arena only orders our stores
- * after those of a loser that gave the same bytes back.
+ * Give back @size granules at @start, if nobody took space after them;
+ * they are accounted as lost otherwise.
  */
-static u32 sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
-			     const unsigned long *entries,
-			     unsigned int nr_entries)
+static void sdlf_arena_give_back(struct stackdepot_lf *depot, u32 start,
+				 u32 size)
 {
-	u32 size = sdlf_record_granules(nr_entries);
-	struct sdlf_record *rec;
-	int nr, used;
-
-	nr = atomic_read(&depot->nr_records);
-	do {
-		if ((u32)nr >= depot->max_records)
-			return 0;
-	} while (!atomic_try_cmpxchg_relaxed(&depot->nr_records, &nr, nr + 1));
-
-	used = atomic_read(&depot->arena_used);
-	do {
-		/* Granule counts fit in an int: the arena is at most 4 GiB. */
-		if (size > depot->arena_granules - (u32)used) {
-			atomic_dec(&depot->nr_records);
-			return 0;
-		}
-		/*
-		 * Pairs with the release in sdlf_record_discard(): the stores
-		 * of a record given back land before ours to the same bytes.
-		 */
-	} while (!atomic_try_cmpxchg_acquire(&depot->arena_used, &used,
-					     used + size));
-
-	rec = sdlf_record(depot, used + 1);
-	rec->hash = hash;
-	rec->depth = nr_entries;
-	rec->reserved = 0;
-	memcpy(rec->entries, entries, nr_entries * sizeof(*entries));
-	return used + 1;
-}
-
-/*
- * Give back a record that lost its race and was never published. Its arena
- * space is returned if nobody allocated after it, and accounted as lost
- * otherwise.
- */
-static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
-{
-	u32 size = sdlf_record_granules(sdlf_record(depot, val)->depth);
-	int start = val - 1, end = start + size;
+	int end = start + size;
 
 	/*
-	 * Pairs with the acquire in sdlf_record_build() of the next owner.
-	 * On failure the cmpxchg overwrites @end: count @size, not @end.
+	 * Pairs with the acquire in sdlf_record_build() of the next owner:
+	 * our stores to these bytes land before theirs.
 	 */
 	if (!atomic_try_cmpxchg_release(&depot->arena_used, &end, start))
 		atomic_add(size, &depot->arena_lost);
-	atomic_dec(&depot->nr_records);
+}
+
+/*
+ * Reserve chunk space and a record number, then fill the record in.
+ * Returns 0 and in *@valp the slot value that will publish it, or -ENOSPC,
+ * counted. The record becomes reachable only through the cmpxchg_release()
+ * in sdlf_slot_publish(); the acquires on the cursors only order our
+ * stores after those of a loser that gave the same bytes back.
+ */
+static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
+			     const unsigned long *entries,
+			     unsigned int nr_entries, u32 *valp)
+{
+	u32 size = sdlf_record_granules(nr_entries);
+	u32 per_chunk = 1U << depot->chunk_shift;
+	u32 start, chunk, nr_chunks, blocks = 0;
+	struct sdlf_record *rec;
+	int used, nr;
+
+	/* Checked first, so that a full depot takes no chunk space. */
+	if ((u32)atomic_read(&depot->nr_records) >= depot->max_records)
+		goto full;
+
+	used = atomic_read(&depot->arena_used);
+	do {
+		/* A record never straddles chunks: skip the end of this one. */
+		start = used;
+		if ((start & (per_chunk - 1)) + size > per_chunk)
+			start = ALIGN(start, per_chunk);
+		chunk = start >> depot->chunk_shift;
+		/* Pairs with smp_store_release() in sdlf_add_chunk(). */
+		nr_chunks = smp_load_acquire(&depot->nr_chunks);
+		if (chunk >= nr_chunks) {
+			if (nr_chunks >= depot->max_chunks)
+				goto full;
+			goto grow;
+		}
+		/*
+		 * Pairs with the release in sdlf_arena_give_back(): the stores
+		 * of a record given back land before ours to the same bytes.
+		 */
+	} while (!atomic_try_cmpxchg_acquire(&depot->arena_used, &used,
+					     start + size));
+	if (unlikely(start != used))
+		atomic_add(start - used, &depot->chunk_ends);
+	/* The last chunk is in use: have a spare one added. */
+	if (chunk + 1 == nr_chunks && nr_chunks < depot->max_chunks)
+		sdlf_grow_request(depot);
+
+	nr = atomic_read(&depot->nr_records);
+	do {
+		if ((u32)nr >= depot->max_records) {
+			sdlf_arena_give_back(depot, start, size);
+			goto full;
+		}
+		if (depot->ref_blocks) {
+			/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
+			blocks = smp_load_acquire(&depot->nr_ref_blocks);
+			if (nr >> SDLF_REF_BLOCK_SHIFT >= blocks) {
+				sdlf_arena_give_back(depot, start, size);
+				goto grow;
+			}
+		}
+		/* Pairs with the release in sdlf_record_discard(). */
+	} while (!atomic_try_cmpxchg_acquire(&depot->nr_records, &nr, nr + 1));
+	if (depot->ref_blocks && (nr >> SDLF_REF_BLOCK_SHIFT) + 1 == blocks &&
+	    blocks < depot->max_ref_blocks)
+		sdlf_grow_request(depot);
+
+	rec = sdlf_record_at(depot, start);
+	rec->hash = hash;
+	rec->meta = (u32)nr << SDLF_DEPTH_BITS | nr_entries;
+	memcpy(rec->entries, entries, nr_entries * sizeof(*entries));
+	*valp = start + 1;
+	return 0;
+
+full:
+	sdlf_count(&depot->pcpu->drops_full);
+	return -ENOSPC;
+grow:
+	sdlf_grow_request(depot);
+	sdlf_count(&depot->pcpu->drops_grow);
+	return -ENOSPC;
+}
+
+/*
+ * Give back a record that lost its race and was never published: its
+ * chunk space and its record number, each if nobody took one after it.
+ */
+static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
+{
+	const struct sdlf_record *rec = sdlf_record(depot, val);
+	int nr = sdlf_record_nr(rec), next = nr + 1;
+
+	sdlf_arena_give_back(depot, val - 1,
+			     sdlf_record_granules(sdlf_record_depth(rec)));
+	/* Pairs with the acquire in sdlf_record_build() of the next owner. */
+	if (!atomic_try_cmpxchg_release(&depot->nr_records, &next, nr))
+		atomic_inc(&depot->records_lost);
 }
 
 bool stackdepot_lf_caller_visible(void)
@@ -362,52 +522,36 @@ bool stackdepot_lf_caller_visible(void)
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_caller_visible);
 
-/* get_id of a caller in a read section that a grace period waits for */
-static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
-				       const unsigned long *entries,
-				       unsigned int nr_entries,
-				       stackdepot_lf_id_t *id)
+/*
+ * The rest of get_id when the stack is not in its home slot @pos: probe
+ * the next slots, and store the stack in the first empty one unless
+ * another caller stores it first. Out of line, so that a hit in the home
+ * slot, by far the most common call, stays short.
+ */
+static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
+				     u32 state, u32 pos,
+				     const unsigned long *entries,
+				     unsigned int nr_entries,
+				     stackdepot_lf_id_t *id)
 {
-	u32 hash, state, pos, val, new_val = 0;
-	unsigned int i;
+	u32 probed, val, new_val = 0;
 	int ret;
 
-	if (unlikely(nr_entries > depot->max_depth)) {
-		sdlf_count(&depot->pcpu->drops_too_deep);
-		return -E2BIG;
-	}
-	hash = depot->hash ? depot->hash(entries, nr_entries) :
-			     sdlf_hash(entries, nr_entries);
-
-	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
-	state = smp_load_acquire(&depot->state);
-	if (unlikely(state & SDLF_BUSY)) {
-		sdlf_count(&depot->pcpu->drops_busy);
-		return -EBUSY;
-	}
-
-	pos = hash & depot->slot_mask;
-	for (i = 0; i < depot->max_probe; i++, pos = (pos + 1) & depot->slot_mask) {
+	for (probed = 0; probed < depot->max_probe;
+	     probed++, pos = (pos + 1) & depot->slot_mask) {
 		/* Pairs with sdlf_slot_publish(): the record is complete. */
 		val = smp_load_acquire(&depot->slots[pos]);
 		if (!val) {
 			if (!new_val) {
-				new_val = sdlf_record_build(depot, hash, entries,
-							    nr_entries);
-				if (!new_val) {
-					sdlf_count(&depot->pcpu->drops_full);
-					ret = -ENOSPC;
-					goto out;
-				}
+				ret = sdlf_record_build(depot, hash, entries,
+							nr_entries, &new_val);
+				if (ret)
+					return ret;
 			}
 			if (sdlf_slot_publish(depot, pos, new_val)) {
-				/* Hitters may already count it: add, not set. */
-				sdlf_count_ref(depot, pos);
 				sdlf_count(&depot->pcpu->inserts);
 				*id = sdlf_make_id(state, pos);
-				new_val = 0;
-				ret = 0;
-				goto out;
+				return 0;
 			}
 			/*
 			 * Another caller filled the slot. A failed cmpxchg is
@@ -418,8 +562,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 		}
 		if (sdlf_record_match(sdlf_record(depot, val), hash, entries,
 				      nr_entries)) {
-			sdlf_count_ref(depot, pos);
-			sdlf_count(&depot->pcpu->hits);
+			sdlf_count_hit(depot, sdlf_record(depot, val));
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
 			*id = sdlf_make_id(state, pos);
@@ -433,6 +576,43 @@ out:
 	if (new_val)
 		sdlf_record_discard(depot, new_val);
 	return ret;
+}
+
+/* get_id of a caller in a read section that a grace period waits for */
+static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
+				       const unsigned long *entries,
+				       unsigned int nr_entries,
+				       stackdepot_lf_id_t *id)
+{
+	const struct sdlf_record *rec;
+	u32 hash, state, pos, val;
+
+	if (unlikely(nr_entries > depot->max_depth)) {
+		sdlf_count(&depot->pcpu->drops_too_deep);
+		return -E2BIG;
+	}
+	hash = sdlf_hash(entries, nr_entries);
+
+	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+	state = smp_load_acquire(&depot->state);
+	if (unlikely(state & SDLF_BUSY)) {
+		sdlf_count(&depot->pcpu->drops_busy);
+		return -EBUSY;
+	}
+
+	pos = hash & depot->slot_mask;
+	/* Pairs with sdlf_slot_publish(): the record is complete. */
+	val = smp_load_acquire(&depot->slots[pos]);
+	if (likely(val)) {
+		rec = sdlf_record(depot, val);
+		if (likely(sdlf_record_match(rec, hash, entries, nr_entries))) {
+			sdlf_count_hit(depot, rec);
+			*id = sdlf_make_id(state, pos);
+			return 0;
+		}
+	}
+	return sdlf_get_id_slow(depot, hash, state, pos, entries, nr_entries,
+				id);
 }
 
 int stackdepot_lf_get_id(struct stackdepot_lf *depot,
@@ -484,7 +664,7 @@ static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
 		     struct stackdepot_lf_info *info)
 {
 	const struct sdlf_record *rec = sdlf_record(depot, val);
-	unsigned int depth = rec->depth;
+	unsigned int depth = sdlf_record_depth(rec);
 
 	if (depth > size)
 		return -ENOSPC;
@@ -492,7 +672,9 @@ static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
 	if (info) {
 		info->id = sdlf_make_id(state, pos);
 		info->depth = depth;
-		info->refs = sdlf_read_refs(depot, pos);
+		/* The insert itself, and the hits since. */
+		info->refs = depot->ref_blocks ?
+			     1 + sdlf_read_refs(depot, sdlf_record_nr(rec)) : 0;
 	}
 	return depth;
 }
@@ -532,9 +714,23 @@ out:
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_lookup);
 
+/* Sum of the hit counters of the records numbered below @records */
+static u64 sdlf_sum_refs(struct stackdepot_lf *depot, u32 records)
+{
+	u32 blocks = DIV_ROUND_UP(records, SDLF_REF_BLOCK), b, i;
+	u64 sum = 0;
+
+	/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
+	blocks = min(blocks, smp_load_acquire(&depot->nr_ref_blocks));
+	for (b = 0; b < blocks; b++)
+		for (i = 0; i < depot->ref_stripes * SDLF_REF_BLOCK; i++)
+			sum += (u32)atomic_read(&depot->ref_blocks[b][i]);
+	return sum;
+}
+
 void stackdepot_lf_reset(struct stackdepot_lf *depot)
 {
-	u32 state;
+	u32 state, records, b;
 
 	if (!depot)
 		return;
@@ -551,12 +747,20 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	sdlf_synchronize();
 
 	memset(depot->slots, 0, (size_t)(depot->slot_mask + 1) * sizeof(u32));
-	if (depot->refs)
-		memset(depot->refs, 0, (size_t)depot->ref_stripes *
-		       (depot->slot_mask + 1) * sizeof(atomic_t));
+	records = atomic_read(&depot->nr_records);
+	if (depot->ref_blocks) {
+		/* Before the counters go: stackdepot_lf_stats() reads both. */
+		atomic64_add(sdlf_sum_refs(depot, records), &depot->hits_base);
+		/* Blocks growth adds now are zeroed already. */
+		for (b = 0; b < DIV_ROUND_UP(records, SDLF_REF_BLOCK); b++)
+			memset(depot->ref_blocks[b], 0, depot->ref_stripes *
+			       SDLF_REF_BLOCK * sizeof(atomic_t));
+	}
 	atomic_set(&depot->nr_records, 0);
 	atomic_set(&depot->arena_used, 0);
 	atomic_set(&depot->arena_lost, 0);
+	atomic_set(&depot->chunk_ends, 0);
+	atomic_set(&depot->records_lost, 0);
 	atomic64_inc(&depot->resets);
 
 	/*
@@ -651,31 +855,58 @@ out:
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_iter_next);
 
+/* Bytes of one block of hit counters */
+static size_t sdlf_ref_block_size(struct stackdepot_lf *depot)
+{
+	return (size_t)depot->ref_stripes * SDLF_REF_BLOCK * sizeof(atomic_t);
+}
+
 void stackdepot_lf_stats(struct stackdepot_lf *depot,
 			 struct stackdepot_lf_stats *stats)
 {
+	u32 state, records, used;
 	unsigned int cpu;
-	u32 state;
 
 	memset(stats, 0, sizeof(*stats));
 	if (!depot)
 		return;
 
 	/* Pairs with the stores to ->state in stackdepot_lf_reset(). */
-	state = READ_ONCE(depot->state);
+	state = smp_load_acquire(&depot->state);
+	records = atomic_read(&depot->nr_records);
+	used = atomic_read(&depot->arena_used);
 	stats->generation = state >> depot->index_bits;
 	stats->resetting = state & SDLF_BUSY;
 	stats->index_bits = depot->index_bits;
-	stats->records = atomic_read(&depot->nr_records);
+	stats->records = records - atomic_read(&depot->records_lost);
 	stats->max_records = depot->max_records;
-	stats->table_slots = depot->slot_mask + 1;
 	stats->max_depth = depot->max_depth;
-	stats->arena_used = (u64)(u32)atomic_read(&depot->arena_used) *
-			    SDLF_GRANULE;
+	stats->table_slots = depot->slot_mask + 1;
+	/* Pairs with smp_store_release() in sdlf_add_chunk(). */
+	stats->chunks = smp_load_acquire(&depot->nr_chunks);
+	stats->chunk_size = SDLF_GRANULE << depot->chunk_shift;
+	stats->arena_used = (u64)used * SDLF_GRANULE;
 	stats->arena_lost = (u64)(u32)atomic_read(&depot->arena_lost) *
 			    SDLF_GRANULE;
-	stats->arena_size = (u64)depot->arena_granules * SDLF_GRANULE;
-	stats->mem_total = depot->mem_total;
+	stats->chunk_ends = (u64)(u32)atomic_read(&depot->chunk_ends) *
+			    SDLF_GRANULE;
+	stats->mem_used = stats->arena_used;
+	if (depot->ref_blocks) {
+		stats->mem_used += (u64)records * depot->ref_stripes *
+				   sizeof(atomic_t);
+		/*
+		 * A reset adds the counters to hits_base before it clears
+		 * them; if one ran while they were summed, count only
+		 * hits_base, which may lag but never counts a hit twice.
+		 */
+		stats->hits = atomic64_read(&depot->hits_base);
+		if (!(state & SDLF_BUSY))
+			stats->hits += sdlf_sum_refs(depot, records);
+		smp_rmb();	/* the sums above, then ->state */
+		if (READ_ONCE(depot->state) != state)
+			stats->hits = atomic64_read(&depot->hits_base);
+	}
+	stats->mem_allocated = READ_ONCE(depot->mem_allocated);
 	stats->resets = atomic64_read(&depot->resets);
 
 	for_each_possible_cpu(cpu) {
@@ -686,6 +917,7 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 		stats->inserts += local64_read(&pcpu->inserts);
 		stats->lost_races += local64_read(&pcpu->lost_races);
 		stats->drops_full += local64_read(&pcpu->drops_full);
+		stats->drops_grow += local64_read(&pcpu->drops_grow);
 		stats->drops_probe += local64_read(&pcpu->drops_probe);
 		stats->drops_too_deep += local64_read(&pcpu->drops_too_deep);
 		stats->drops_busy += local64_read(&pcpu->drops_busy);
@@ -694,6 +926,141 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_stats);
 
+/*
+ * Replace the full chunk directory with one twice as large; grow_lock held.
+ * Readers may still use the old one until the grace period ends.
+ */
+static int sdlf_dir_grow(struct stackdepot_lf *depot)
+{
+	u8 **old = rcu_dereference_protected(depot->chunks,
+					     lockdep_is_held(&depot->grow_lock));
+	u32 size = min(2 * depot->dir_size, depot->max_chunks);
+	u8 **dir;
+
+	dir = kvcalloc(size, sizeof(*dir), GFP_KERNEL);
+	if (!dir)
+		return -ENOMEM;
+	memcpy(dir, old, depot->nr_chunks * sizeof(*dir));
+	/* Pairs with rcu_dereference_sched() in sdlf_record_at(). */
+	rcu_assign_pointer(depot->chunks, dir);
+	WRITE_ONCE(depot->mem_allocated, depot->mem_allocated +
+		   (size - depot->dir_size) * sizeof(*dir));
+	depot->dir_size = size;
+	sdlf_synchronize();
+	kvfree(old);
+	return 0;
+}
+
+/* Add one chunk; grow_lock held. */
+static int sdlf_add_chunk(struct stackdepot_lf *depot)
+{
+	size_t bytes = (size_t)SDLF_GRANULE << depot->chunk_shift;
+	u32 n = depot->nr_chunks;	/* only grow_lock holders write it */
+	u8 **dir;
+	u8 *chunk;
+
+	if (n == depot->dir_size && sdlf_dir_grow(depot))
+		return -ENOMEM;
+	chunk = kvmalloc(bytes, GFP_KERNEL);
+	if (!chunk)
+		return -ENOMEM;
+	dir = rcu_dereference_protected(depot->chunks,
+					lockdep_is_held(&depot->grow_lock));
+	dir[n] = chunk;
+	WRITE_ONCE(depot->mem_allocated, depot->mem_allocated + bytes);
+	/* Pairs with smp_load_acquire() in sdlf_record_build(). */
+	smp_store_release(&depot->nr_chunks, n + 1);
+	return 0;
+}
+
+/* Add one block of hit counters; grow_lock held. */
+static int sdlf_add_ref_block(struct stackdepot_lf *depot)
+{
+	u32 n = depot->nr_ref_blocks;	/* only grow_lock holders write it */
+	atomic_t *block;
+
+	block = kvzalloc(sdlf_ref_block_size(depot), GFP_KERNEL);
+	if (!block)
+		return -ENOMEM;
+	depot->ref_blocks[n] = block;
+	WRITE_ONCE(depot->mem_allocated, depot->mem_allocated +
+		   sdlf_ref_block_size(depot));
+	/* Pairs with smp_load_acquire() in sdlf_record_build(). */
+	smp_store_release(&depot->nr_ref_blocks, n + 1);
+	return 0;
+}
+
+/*
+ * Add what the current generation is about to need, one spare chunk and
+ * counter block past those in use; grow_lock held. The cursors are read
+ * without ordering: a stale value only makes this add one less or one
+ * more than needed, and an insert that finds no chunk asks again.
+ */
+static void sdlf_grow(struct stackdepot_lf *depot)
+{
+	u32 used, want;
+
+	if (depot->grow_paused)
+		return;
+	/* The last chunk with a record in it, and one more. */
+	used = atomic_read(&depot->arena_used);
+	want = min((used ? (used - 1) >> depot->chunk_shift : 0) + 2,
+		   depot->max_chunks);
+	while (depot->nr_chunks < want)
+		if (sdlf_add_chunk(depot))
+			break;
+	if (!depot->ref_blocks)
+		return;
+	want = min(((u32)atomic_read(&depot->nr_records) >>
+		    SDLF_REF_BLOCK_SHIFT) + 2, depot->max_ref_blocks);
+	while (depot->nr_ref_blocks < want)
+		if (sdlf_add_ref_block(depot))
+			break;
+}
+
+static void sdlf_grow_work(struct work_struct *work)
+{
+	struct stackdepot_lf *depot = container_of(work, struct stackdepot_lf,
+						   grow_work);
+
+	mutex_lock(&depot->grow_lock);
+	sdlf_grow(depot);
+	mutex_unlock(&depot->grow_lock);
+}
+
+/* Runs in hard interrupt context: allocating is for the work item. */
+static void sdlf_grow_irq(struct irq_work *work)
+{
+	struct stackdepot_lf *depot = container_of(work, struct stackdepot_lf,
+						   grow_irq);
+
+	queue_work(system_unbound_wq, &depot->grow_work);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Wait until the growth requested so far has run. */
+void sdlf_grow_flush(struct stackdepot_lf *depot)
+{
+	irq_work_sync(&depot->grow_irq);
+	flush_work(&depot->grow_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_grow_flush);
+
+/*
+ * Hold growth back, as if every allocation were slow, or let it run
+ * again, catching up at once with what was asked for meanwhile.
+ */
+void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause)
+{
+	mutex_lock(&depot->grow_lock);
+	depot->grow_paused = pause;
+	mutex_unlock(&depot->grow_lock);
+	if (!pause)
+		queue_work(system_unbound_wq, &depot->grow_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_grow_pause);
+#endif
+
 /* Table slots for @params, or 0 if @params is out of range. */
 static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 {
@@ -701,13 +1068,37 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    params->max_records < STACKDEPOT_LF_MIN_RECORDS ||
 	    params->max_records > STACKDEPOT_LF_MAX_RECORDS ||
 	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
-	    params->max_probe > STACKDEPOT_LF_MAX_PROBE ||
-	    params->flags & ~STACKDEPOT_LF_COUNT_REFS ||
-	    params->arena_size <
-	    (size_t)sdlf_record_granules(params->max_depth) * SDLF_GRANULE ||
-	    params->arena_size > STACKDEPOT_LF_MAX_ARENA)
+	    params->expected_depth > params->max_depth ||
+	    params->flags & ~STACKDEPOT_LF_COUNT_REFS)
 		return 0;
 	return roundup_pow_of_two(2 * params->max_records);
+}
+
+/*
+ * Granules per chunk, log2: about SDLF_CHUNK_RECORDS records of the
+ * expected depth, and at least four of the deepest.
+ */
+static u32 sdlf_chunk_shift(const struct stackdepot_lf_params *params)
+{
+	u32 depth = params->expected_depth ?:
+		    min(STACKDEPOT_LF_DEFAULT_DEPTH, params->max_depth);
+	u32 want = max(SDLF_CHUNK_RECORDS * sdlf_record_granules(depth),
+		       4 * sdlf_record_granules(params->max_depth));
+
+	return clamp_t(u32, order_base_2(want), SDLF_MIN_CHUNK_SHIFT,
+		       SDLF_MAX_CHUNK_SHIFT);
+}
+
+/*
+ * Chunks for @params->max_records records of the maximum depth, the most a
+ * generation can use, and one more for what chunk ends leave unused.
+ */
+static u32 sdlf_max_chunks(const struct stackdepot_lf_params *params,
+			   u32 shift)
+{
+	u32 per_chunk = (1U << shift) / sdlf_record_granules(params->max_depth);
+
+	return DIV_ROUND_UP(params->max_records, per_chunk) + 1;
 }
 
 static u32 sdlf_ref_stripes(void)
@@ -715,29 +1106,38 @@ static u32 sdlf_ref_stripes(void)
 	return min_t(u32, roundup_pow_of_two(nr_cpu_ids), SDLF_REF_STRIPES);
 }
 
-/* Bytes a depot of @params takes, in 64 bits so that it cannot wrap. */
-static u64 sdlf_mem_size(const struct stackdepot_lf_params *params,
-			 u32 slots)
+/* Chunks a new depot starts with: the first one and a spare. */
+static u32 sdlf_initial_chunks(u32 max_chunks)
 {
-	u64 size = sizeof(struct stackdepot_lf) +
-		   (u64)ALIGN_DOWN(params->arena_size, SDLF_GRANULE) +
-		   (u64)slots * sizeof(u32) +
-		   (u64)nr_cpu_ids * sizeof(struct sdlf_pcpu_stats);
+	return min(2U, max_chunks);
+}
+
+/* Bytes a new depot of @params takes, before any growth. */
+static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
+			    u32 slots)
+{
+	u32 shift = sdlf_chunk_shift(params);
+	u32 max_chunks = sdlf_max_chunks(params, shift);
+	size_t size = sizeof(struct stackdepot_lf) +
+		      (size_t)slots * sizeof(u32) +
+		      nr_cpu_ids * sizeof(struct sdlf_pcpu_stats) +
+		      min(SDLF_DIR_MIN, max_chunks) * sizeof(u8 *) +
+		      sdlf_initial_chunks(max_chunks) *
+		      ((size_t)SDLF_GRANULE << shift);
 
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		size += (u64)sdlf_ref_stripes() * slots * sizeof(atomic_t);
+		size += DIV_ROUND_UP(params->max_records, SDLF_REF_BLOCK) *
+			sizeof(atomic_t *) +
+			(size_t)sdlf_ref_stripes() * SDLF_REF_BLOCK *
+			sizeof(atomic_t);
 	return size;
 }
 
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 {
 	u32 slots = sdlf_check_params(params);
-	u64 size;
 
-	if (!slots)
-		return 0;
-	size = sdlf_mem_size(params, slots);
-	return size > SIZE_MAX ? 0 : size;
+	return slots ? sdlf_mem_size(params, slots) : 0;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
 
@@ -745,8 +1145,9 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 {
 	u32 slots = sdlf_check_params(params);
 	struct stackdepot_lf *depot;
+	int ret;
 
-	if (!slots || sdlf_mem_size(params, slots) > SIZE_MAX)
+	if (!slots)
 		return ERR_PTR(-EINVAL);
 
 	depot = kzalloc(sizeof(*depot), GFP_KERNEL);
@@ -757,26 +1158,55 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->index_bits = ilog2(slots);
 	depot->max_records = params->max_records;
 	depot->max_depth = params->max_depth;
-	depot->max_probe = min(params->max_probe ?: STACKDEPOT_LF_DEFAULT_PROBE,
-			       slots);
-	depot->flags = params->flags;
+	depot->max_probe = min(SDLF_MAX_PROBE, slots);
+	depot->chunk_shift = sdlf_chunk_shift(params);
+	depot->chunk_mask = (1U << depot->chunk_shift) - 1;
+	depot->max_chunks = sdlf_max_chunks(params, depot->chunk_shift);
+	depot->dir_size = min(SDLF_DIR_MIN, depot->max_chunks);
 	depot->ref_stripes = sdlf_ref_stripes();
-	depot->hash = params->hash;
-	depot->arena_granules = params->arena_size / SDLF_GRANULE;
-	depot->mem_total = sdlf_mem_size(params, slots);
 	mutex_init(&depot->reset_lock);
+	mutex_init(&depot->grow_lock);
+	init_irq_work(&depot->grow_irq, sdlf_grow_irq);
+	INIT_WORK(&depot->grow_work, sdlf_grow_work);
 	atomic64_set(&depot->resets, 0);
+	atomic64_set(&depot->hits_base, 0);
 
 	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
-	depot->arena = vmalloc((size_t)depot->arena_granules * SDLF_GRANULE);
+	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
+						 GFP_KERNEL));
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
-	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		depot->refs = kvcalloc((size_t)depot->ref_stripes * slots,
-				       sizeof(atomic_t), GFP_KERNEL);
-	if (!depot->slots || !depot->arena || !depot->pcpu ||
-	    (params->flags & STACKDEPOT_LF_COUNT_REFS && !depot->refs)) {
+	if (params->flags & STACKDEPOT_LF_COUNT_REFS) {
+		depot->max_ref_blocks = DIV_ROUND_UP(params->max_records,
+						     SDLF_REF_BLOCK);
+		depot->ref_blocks = kvcalloc(depot->max_ref_blocks,
+					     sizeof(atomic_t *), GFP_KERNEL);
+	}
+	depot->mem_allocated = sdlf_mem_size(params, slots) -
+			       sdlf_initial_chunks(depot->max_chunks) *
+			       ((size_t)SDLF_GRANULE << depot->chunk_shift) -
+			       (depot->max_ref_blocks ?
+				sdlf_ref_block_size(depot) : 0);
+	if (!depot->slots || !rcu_access_pointer(depot->chunks) ||
+	    !depot->pcpu || (depot->max_ref_blocks && !depot->ref_blocks)) {
 		stackdepot_lf_destroy(depot);
 		return ERR_PTR(-ENOMEM);
+	}
+
+	/*
+	 * The first chunk and the spare that growth keeps ahead of the one
+	 * in use, so that the first burst of stacks need not wait for it,
+	 * and the first counter block; growth adds the rest.
+	 */
+	mutex_lock(&depot->grow_lock);
+	ret = sdlf_add_chunk(depot);
+	if (!ret && depot->max_chunks > 1)
+		ret = sdlf_add_chunk(depot);
+	if (!ret && depot->ref_blocks)
+		ret = sdlf_add_ref_block(depot);
+	mutex_unlock(&depot->grow_lock);
+	if (ret) {
+		stackdepot_lf_destroy(depot);
+		return ERR_PTR(ret);
 	}
 	/* Not yet published: nobody reads ->state before we return. */
 	depot->state = sdlf_ids_alloc(slots);
@@ -786,12 +1216,25 @@ EXPORT_SYMBOL_GPL(stackdepot_lf_create);
 
 void stackdepot_lf_destroy(struct stackdepot_lf *depot)
 {
+	u8 **dir;
+	u32 i;
+
 	if (!depot)
 		return;
+	/* No get_id runs any more: nothing queues growth after these. */
+	irq_work_sync(&depot->grow_irq);
+	cancel_work_sync(&depot->grow_work);
+
+	dir = rcu_dereference_protected(depot->chunks, true);
+	for (i = 0; dir && i < depot->nr_chunks; i++)
+		kvfree(dir[i]);
+	kvfree(dir);
+	for (i = 0; depot->ref_blocks && i < depot->nr_ref_blocks; i++)
+		kvfree(depot->ref_blocks[i]);
+	kvfree(depot->ref_blocks);
 	free_percpu(depot->pcpu);
-	kvfree(depot->refs);
-	vfree(depot->arena);
 	kvfree(depot->slots);
+	mutex_destroy(&depot->grow_lock);
 	mutex_destroy(&depot->reset_lock);
 	kfree(depot);
 }

@@ -7,8 +7,8 @@
  * against its own version of it: the harness defines
  * _LIB_STACKDEPOT_LF_INTERNAL_H first and provides the same names (atomics,
  * acquire/release, RCU-sched read side and grace periods, per-CPU counters
- * and the current CPU, vmalloc/kvmalloc, mutexes, KUnit static stubs) on
- * top of C11 atomics and pthreads.
+ * and the current CPU, kvmalloc, mutexes, irq_work and work items, KUnit
+ * static stubs) on top of C11 atomics and pthreads.
  */
 #ifndef _LIB_STACKDEPOT_LF_INTERNAL_H
 #define _LIB_STACKDEPOT_LF_INTERNAL_H
@@ -21,6 +21,7 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -32,7 +33,7 @@
 #include <linux/smp.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include <asm/local64.h>
 
@@ -83,8 +84,12 @@ static inline void sdlf_synchronize(void)
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Replaced by the KUnit suite through kunit_activate_static_stub(). */
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
 /* Lets the KUnit suite reach the wrap of the id space. */
 u64 sdlf_ids_set_next(u64 next);
+/* Let the KUnit suite wait for growth, and hold it back. */
+void sdlf_grow_flush(struct stackdepot_lf *depot);
+void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
 #endif
 
 #endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */

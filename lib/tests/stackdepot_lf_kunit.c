@@ -56,7 +56,6 @@ static struct stackdepot_lf *create_default(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
 		.max_records = 1024,
-		.arena_size = 1024 * STACKDEPOT_LF_RECORD_SIZE(TEST_DEPTH),
 		.max_depth = TEST_DEPTH,
 		.flags = STACKDEPOT_LF_COUNT_REFS,
 	};
@@ -109,6 +108,8 @@ static void test_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.index_bits, 11U);
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)STACKDEPOT_LF_RECORD_SIZE(12));
+	KUNIT_EXPECT_EQ(test, stats.chunk_ends, 0ULL);
+	KUNIT_EXPECT_GE(test, stats.chunks, 1U);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_gen(depot, id), stats.generation);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), stats.generation);
 }
@@ -230,20 +231,19 @@ struct param_case {
 #define RS(depth)	STACKDEPOT_LF_RECORD_SIZE(depth)
 
 static const struct param_case param_cases[] = {
-	{ "minimum", { 16, RS(1), 1, 0, 0, NULL }, 0 },
-	{ "odd sizes", { 17, RS(5) * 3 + 3, 5, 3, 0, NULL }, 0 },
-	{ "max depth", { 64, RS(256) * 2, 256, 0, STACKDEPOT_LF_COUNT_REFS, NULL }, 0 },
-	{ "too few records", { 15, RS(8) * 16, 8, 0, 0, NULL }, -EINVAL },
-	{ "too many records", { STACKDEPOT_LF_MAX_RECORDS + 1, RS(8) * 16, 8, 0, 0, NULL },
+	{ "minimum", { 16, 1, 0, 0 }, 0 },
+	{ "odd sizes", { 17, 5, 3, 0 }, 0 },
+	{ "max depth", { 64, 256, 0, STACKDEPOT_LF_COUNT_REFS }, 0 },
+	{ "expected depth is max", { 64, 256, 256, 0 }, 0 },
+	{ "largest", { STACKDEPOT_LF_MAX_RECORDS, 256, 256,
+		       STACKDEPOT_LF_COUNT_REFS }, 0 },
+	{ "too few records", { 15, 8, 0, 0 }, -EINVAL },
+	{ "too many records", { STACKDEPOT_LF_MAX_RECORDS + 1, 8, 0, 0 },
 	  -EINVAL },
-	{ "zero depth", { 64, RS(8) * 16, 0, 0, 0, NULL }, -EINVAL },
-	{ "depth too big", { 64, RS(300) * 16, 257, 0, 0, NULL }, -EINVAL },
-	{ "arena below one record", { 64, RS(8) - 1, 8, 0, 0, NULL }, -EINVAL },
-	{ "probe too long", { 64, RS(8) * 16, 8, STACKDEPOT_LF_MAX_PROBE + 1, 0, NULL },
-	  -EINVAL },
-	{ "unknown flag", { 64, RS(8) * 16, 8, 0, 0x80, NULL }, -EINVAL },
-	{ "arena too big", { 64, STACKDEPOT_LF_MAX_ARENA + 8, 8, 0, 0, NULL },
-	  -EINVAL },
+	{ "zero depth", { 64, 0, 0, 0 }, -EINVAL },
+	{ "depth too big", { 64, 257, 0, 0 }, -EINVAL },
+	{ "expected depth above max", { 64, 8, 9, 0 }, -EINVAL },
+	{ "unknown flag", { 64, 8, 0, 0x80 }, -EINVAL },
 };
 
 KUNIT_ARRAY_PARAM_DESC(param_cases, param_cases, desc);
@@ -252,6 +252,7 @@ static void test_create_params(struct kunit *test)
 {
 	const struct param_case *c = test->param_value;
 	struct stackdepot_lf *depot = stackdepot_lf_create(&c->p);
+	struct stackdepot_lf_stats stats;
 
 	if (c->err) {
 		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(depot), (long)c->err);
@@ -259,8 +260,20 @@ static void test_create_params(struct kunit *test)
 		return;
 	}
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
-	kunit_add_action_or_reset(test, destroy_action, depot);
-	KUNIT_EXPECT_GE(test, stackdepot_lf_mem_size(&c->p), c->p.arena_size);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	/*
+	 * What mem_size() announces is what create allocated: a chunk and
+	 * its spare.
+	 */
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			(u64)stackdepot_lf_mem_size(&c->p));
+	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
+	KUNIT_EXPECT_EQ(test, stats.max_records, c->p.max_records);
+	/* Chunks hold at least four of the deepest records. */
+	KUNIT_EXPECT_GE(test, (u64)stats.chunk_size,
+			4 * (u64)RS(c->p.max_depth));
 	/* A depot of any valid size stores its deepest stack. */
 	expect_resolves(test, depot, get_id(test, depot, c->p.max_depth, 2),
 			c->p.max_depth, 2);
@@ -271,25 +284,28 @@ static u32 constant_hash(const unsigned long *entries, unsigned int nr_entries)
 	return 42;
 }
 
+/* The probe limit of the library, SDLF_MAX_PROBE */
+#define TEST_PROBE	32
+
 static void test_collisions(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
 		.max_records = 256,
-		.arena_size = 256 * RS(TEST_DEPTH),
 		.max_depth = TEST_DEPTH,
-		.max_probe = 8,
-		.hash = constant_hash,
 	};
 	struct stackdepot_lf *depot = create_depot(test, &p);
 	unsigned long entries[TEST_DEPTH];
 	struct stackdepot_lf_stats stats;
-	stackdepot_lf_id_t ids[8], id;
+	stackdepot_lf_id_t *ids, id;
 	unsigned int i, j;
 
+	ids = kunit_kcalloc(test, TEST_PROBE, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	kunit_activate_static_stub(test, sdlf_hash, constant_hash);
 	/* Every stack hashes alike: each still gets its own id and record. */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < TEST_PROBE; i++)
 		ids[i] = get_id(test, depot, 10, 100 + i);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < TEST_PROBE; i++) {
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(ids[i]),
 					stackdepot_lf_id_to_u32(ids[j]));
@@ -306,10 +322,10 @@ static void test_collisions(struct kunit *test)
 			stackdepot_lf_get_id(depot, entries, 10, &id));
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.drops_probe, 1ULL);
-	KUNIT_EXPECT_EQ(test, stats.records, 8U);
+	KUNIT_EXPECT_EQ(test, stats.records, TEST_PROBE);
 	/* Nothing was left behind by the refused insert. */
-	KUNIT_EXPECT_EQ(test, stats.arena_used, 8ULL * RS(10));
-	for (i = 0; i < 8; i++)
+	KUNIT_EXPECT_EQ(test, stats.arena_used, (u64)TEST_PROBE * RS(10));
+	for (i = 0; i < TEST_PROBE; i++)
 		expect_resolves(test, depot, ids[i], 10, 100 + i);
 }
 
@@ -317,7 +333,6 @@ static void test_fill_records(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
 		.max_records = 16,
-		.arena_size = 1024 * RS(TEST_DEPTH),
 		.max_depth = TEST_DEPTH,
 	};
 	struct stackdepot_lf *depot = create_depot(test, &p);
@@ -340,42 +355,16 @@ static void test_fill_records(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.records, 16U);
 	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.drops_probe, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
 	KUNIT_EXPECT_EQ(test, stats.hits, 1ULL);
-}
-
-static void test_fill_arena(struct kunit *test)
-{
-	struct stackdepot_lf_params p = {
-		.max_records = 64,
-		.arena_size = 3 * RS(20) + RS(4),
-		.max_depth = TEST_DEPTH,
-	};
-	struct stackdepot_lf *depot = create_depot(test, &p);
-	unsigned long entries[TEST_DEPTH];
-	struct stackdepot_lf_stats stats;
-	stackdepot_lf_id_t ids[3], id;
-	unsigned int i;
-
-	for (i = 0; i < 3; i++)
-		ids[i] = get_id(test, depot, 20, i);
-	/* A deep stack no longer fits... */
-	make_stack(entries, 20, 50);
-	KUNIT_EXPECT_EQ(test, -ENOSPC,
-			stackdepot_lf_get_id(depot, entries, 20, &id));
-	/* ...a short one still does: records are variable-length. */
-	id = get_id(test, depot, 4, 51);
-	expect_resolves(test, depot, id, 4, 51);
-	for (i = 0; i < 3; i++)
-		expect_resolves(test, depot, ids[i], 20, i);
-	stackdepot_lf_stats(depot, &stats);
-	KUNIT_EXPECT_EQ(test, stats.arena_used, stats.arena_size);
-	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
-	KUNIT_EXPECT_EQ(test, stats.records, 4U);
+	/* A full depot takes no chunk space for the stacks it refuses. */
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 16ULL * RS(6));
 }
 
 /*
- * Sum of the arena bytes of the records of the current generation, which
- * must equal arena_used - arena_lost whenever no get_id is running.
+ * Sum of the chunk bytes of the records of the current generation, which
+ * must equal arena_used - arena_lost - chunk_ends whenever no get_id is
+ * running.
  */
 static u64 record_bytes(struct kunit *test, struct stackdepot_lf *depot)
 {
@@ -390,6 +379,344 @@ static u64 record_bytes(struct kunit *test, struct stackdepot_lf *depot)
 		sum += ALIGN(RS(info.depth), 8);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	return sum;
+}
+
+/* The identity above, at a quiescent point. */
+static void expect_arena_adds_up(struct kunit *test,
+				 struct stackdepot_lf *depot)
+{
+	struct stackdepot_lf_stats stats;
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost -
+			stats.chunk_ends, record_bytes(test, depot));
+}
+
+/*
+ * Insert stacks @first to @first + @n - 1 of @depth frames, letting growth
+ * run after each one, as its work item does between bursts of new stacks.
+ */
+static void insert_grown(struct kunit *test, struct stackdepot_lf *depot,
+			 stackdepot_lf_id_t *ids, unsigned int n,
+			 unsigned int depth, u32 first)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ids[i] = get_id(test, depot, depth, first + i);
+		sdlf_grow_flush(depot);
+	}
+}
+
+/* Depth of a record of 256 bytes: 31 frames on 64-bit, 62 on 32-bit. */
+#define DEPTH_256	((256 - 8) / sizeof(unsigned long))
+
+/*
+ * Records never straddle chunks: one that ends a chunk exactly leaves
+ * nothing unused, one that does not fit in what is left of a chunk goes
+ * to the next, and the rest is counted in chunk_ends.
+ */
+static void test_chunk_ends(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 128,
+		.max_depth = 64,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t *ids, deep;
+	unsigned int i, per_chunk;
+
+	KUNIT_ASSERT_EQ(test, RS(DEPTH_256), (size_t)256);
+	stackdepot_lf_stats(depot, &stats);
+	per_chunk = stats.chunk_size / 256;
+	KUNIT_ASSERT_GE(test, per_chunk, 4U);
+	ids = kunit_kcalloc(test, 2 * per_chunk, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+
+	/* Chunk 0, exactly. */
+	insert_grown(test, depot, ids, per_chunk, DEPTH_256, 0);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, (u64)stats.chunk_size);
+	KUNIT_EXPECT_EQ(test, stats.chunk_ends, 0ULL);
+	/* The spare chunk the next record goes to, and nothing more yet. */
+	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
+
+	/* Chunk 1 but its last 256 bytes; then a record 8 bytes too big. */
+	insert_grown(test, depot, ids + per_chunk, per_chunk - 1, DEPTH_256,
+		     per_chunk);
+	deep = get_id(test, depot, DEPTH_256 + 8 / sizeof(unsigned long), 999);
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunk_ends, 256ULL);
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			2ULL * stats.chunk_size + RS(DEPTH_256 + 8 /
+						     sizeof(unsigned long)));
+	KUNIT_EXPECT_EQ(test, stats.chunks, 4U);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+
+	for (i = 0; i < 2 * per_chunk - 1; i++)
+		expect_resolves(test, depot, ids[i], DEPTH_256, i);
+	expect_resolves(test, depot, deep,
+			DEPTH_256 + 8 / sizeof(unsigned long), 999);
+	expect_arena_adds_up(test, depot);
+}
+
+/*
+ * Growth stalled: once the chunks there are run out, new stacks are
+ * refused and counted in drops_grow, stacks already stored still hit, and
+ * inserts work again as soon as growth catches up.
+ */
+static void test_growth_stalled(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 256,
+		.max_depth = 64,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long *entries;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t *ids, id;
+	unsigned int i, per_chunk, calls = 0;
+	u64 mem;
+
+	/* Off the stack: 32-bit kernels allow frames of 1 KiB only. */
+	entries = kunit_kcalloc(test, DEPTH_256, sizeof(*entries), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, entries);
+	sdlf_grow_pause(depot, true);
+	stackdepot_lf_stats(depot, &stats);
+	per_chunk = stats.chunk_size / 256;
+	mem = stats.mem_allocated;
+	/* Both chunks a depot starts with. */
+	per_chunk *= 2;
+	ids = kunit_kcalloc(test, per_chunk, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (i = 0; i < per_chunk; i++, calls++)
+		ids[i] = get_id(test, depot, DEPTH_256, i);
+	sdlf_grow_flush(depot);
+
+	/* No chunk ready: refused, nothing stored, the caller keeps it. */
+	make_stack(entries, DEPTH_256, 500);
+	id = stackdepot_lf_u32_to_id(0x1234);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, DEPTH_256, &id));
+	calls++;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id), 0x1234U);
+	make_stack(entries, 3, 501);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, 3, &id));
+	calls++;
+	/* Stored stacks still hit, and resolve. */
+	for (i = 0; i < per_chunk; i++, calls++)
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[i]),
+				stackdepot_lf_id_to_u32(get_id(test, depot,
+							       DEPTH_256, i)));
+	for (i = 0; i < per_chunk; i++)
+		expect_resolves(test, depot, ids[i], DEPTH_256, i);
+
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 2ULL);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem);
+	KUNIT_EXPECT_EQ(test, stats.records, per_chunk);
+	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)per_chunk);
+	KUNIT_EXPECT_EQ(test, stats.hits, (u64)per_chunk);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
+			stats.drops_grow + stats.drops_probe +
+			stats.drops_too_deep + stats.drops_busy +
+			stats.drops_context, (u64)calls);
+
+	/* Growth catches up: the refused stack is stored now. */
+	sdlf_grow_pause(depot, false);
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 3U);
+	id = get_id(test, depot, DEPTH_256, 500);
+	expect_resolves(test, depot, id, DEPTH_256, 500);
+	/* It went to the last chunk: one more is added. */
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 4U);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			mem + 2ULL * stats.chunk_size);
+	expect_arena_adds_up(test, depot);
+}
+
+/*
+ * Growth up to the cap: a depot filled with its capacity of the deepest
+ * stacks grows chunk by chunk, never past what they need, and then
+ * refuses new stacks as full, not as waiting for growth.
+ */
+static void test_growth_to_cap(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 16,
+		.max_depth = STACKDEPOT_LF_MAX_DEPTH,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned int depth = STACKDEPOT_LF_MAX_DEPTH, per_chunk, max_chunks;
+	unsigned long *entries;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[16], id;
+	unsigned int i;
+
+	entries = kunit_kcalloc(test, depth, sizeof(*entries), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, entries);
+	stackdepot_lf_stats(depot, &stats);
+	per_chunk = stats.chunk_size / RS(depth);
+	/* The chunks the records need, and the spare growth keeps. */
+	max_chunks = DIV_ROUND_UP(16, per_chunk) + 1;
+
+	insert_grown(test, depot, ids, 16, depth, 0);
+	make_stack(entries, depth, 99);
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			stackdepot_lf_get_id(depot, entries, depth, &id));
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 16U);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+	KUNIT_EXPECT_LE(test, stats.chunks, max_chunks);
+	KUNIT_EXPECT_GE(test, stats.chunks, max_chunks - 1);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			(u64)stackdepot_lf_mem_size(&p) +
+			(u64)(stats.chunks - 2) * stats.chunk_size);
+	for (i = 0; i < 16; i++)
+		expect_resolves(test, depot, ids[i], depth, i);
+	expect_arena_adds_up(test, depot);
+}
+
+/*
+ * A reset keeps the chunks: the next generation stores the same stacks
+ * again without waiting for growth.
+ */
+static void test_reset_keeps_chunks(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 256,
+		.max_depth = 64,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats before, after;
+	stackdepot_lf_id_t *ids;
+	unsigned int i, n;
+
+	stackdepot_lf_stats(depot, &before);
+	n = 3 * (before.chunk_size / 256);
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	insert_grown(test, depot, ids, n, DEPTH_256, 0);
+	stackdepot_lf_stats(depot, &before);
+	KUNIT_EXPECT_EQ(test, before.chunks, 4U);
+
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_stats(depot, &after);
+	KUNIT_EXPECT_EQ(test, after.chunks, before.chunks);
+	KUNIT_EXPECT_EQ(test, after.mem_allocated, before.mem_allocated);
+	KUNIT_EXPECT_EQ(test, after.arena_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.chunk_ends, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.records, 0U);
+
+	/* With growth held back, the same stacks all fit again. */
+	sdlf_grow_pause(depot, true);
+	for (i = 0; i < n; i++)
+		ids[i] = get_id(test, depot, DEPTH_256, i);
+	for (i = 0; i < n; i++)
+		expect_resolves(test, depot, ids[i], DEPTH_256, i);
+	stackdepot_lf_stats(depot, &after);
+	KUNIT_EXPECT_EQ(test, after.drops_grow, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.records, n);
+	expect_arena_adds_up(test, depot);
+	sdlf_grow_pause(depot, false);
+}
+
+/*
+ * More chunks than the first chunk directory holds: growth replaces the
+ * directory, and records of every chunk still resolve.
+ */
+static void test_directory_growth(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = STACKDEPOT_LF_MAX_DEPTH,
+		.expected_depth = STACKDEPOT_LF_MAX_DEPTH,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned int depth = STACKDEPOT_LF_MAX_DEPTH, i, n;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t *ids;
+
+	stackdepot_lf_stats(depot, &stats);
+	/* Nine chunks and one record: past a directory of eight. */
+	n = 9 * (stats.chunk_size / RS(depth)) + 1;
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	insert_grown(test, depot, ids, n, depth, 0);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_GE(test, stats.chunks, 10U);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+	for (i = 0; i < n; i++)
+		expect_resolves(test, depot, ids[i], depth, i);
+	expect_arena_adds_up(test, depot);
+}
+
+/*
+ * Hit counters grow with the records, in blocks: counts stay exact across
+ * blocks, and a reset keeps the lifetime hits while it clears the records'.
+ */
+static void test_ref_blocks(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = 8,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t *ids;
+	unsigned int i, n = 600;
+	u64 counters;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	insert_grown(test, depot, ids, n, 4, 0);
+	for (i = 0; i < n; i++) {
+		get_id(test, depot, 4, i);
+		get_id(test, depot, 4, i);
+	}
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, 4, stackdepot_lf_lookup(depot, ids[i],
+							      got_buf,
+							      ARRAY_SIZE(got_buf),
+							      &info));
+		KUNIT_EXPECT_EQ(test, info.refs, 3U);
+	}
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL * n);
+	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)n);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+	/* Each record has one 4-byte counter per stripe, 1 to 8 stripes. */
+	counters = stats.mem_used - stats.arena_used;
+	KUNIT_EXPECT_EQ(test, counters % (4 * n), 0ULL);
+	KUNIT_EXPECT_GE(test, counters, 4ULL * n);
+	KUNIT_EXPECT_LE(test, counters, 32ULL * n);
+
+	stackdepot_lf_reset(depot);
+	get_id(test, depot, 4, 0);
+	ids[0] = get_id(test, depot, 4, 0);
+	KUNIT_ASSERT_EQ(test, 4, stackdepot_lf_lookup(depot, ids[0], got_buf,
+						      ARRAY_SIZE(got_buf),
+						      &info));
+	KUNIT_EXPECT_EQ(test, info.refs, 2U);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL * n + 1);
+	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)n + 1);
+	KUNIT_EXPECT_EQ(test, stats.mem_used - stats.arena_used,
+			counters / n);
 }
 
 #define RACE_DEPTH	11
@@ -442,8 +769,8 @@ static void test_lost_race_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_lost, (u64)ALIGN(RS(RACE_DEPTH), 8));
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)(ALIGN(RS(5), 8) + 2 * ALIGN(RS(RACE_DEPTH), 8)));
-	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost,
-			record_bytes(test, depot));
+	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost -
+			stats.chunk_ends, record_bytes(test, depot));
 	KUNIT_EXPECT_EQ(test, RACE_DEPTH,
 			stackdepot_lf_lookup(depot, a, got_buf,
 					     ARRAY_SIZE(got_buf), &info));
@@ -504,6 +831,7 @@ static void test_reset(struct kunit *test)
 	KUNIT_EXPECT_GT(test, stats.generation, gen);
 	KUNIT_EXPECT_EQ(test, stats.records, 0U);
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.mem_used, 0ULL);
 	KUNIT_EXPECT_EQ(test, stats.resets, 1ULL);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, -ESTALE,
@@ -537,7 +865,6 @@ static void test_ids_system_wide(struct kunit *test)
 {
 	struct stackdepot_lf_params small = {
 		.max_records = 16,
-		.arena_size = 16 * RS(TEST_DEPTH),
 		.max_depth = TEST_DEPTH,
 	};
 	struct stackdepot_lf *a = create_default(test);
@@ -642,31 +969,33 @@ static void test_generation_wrap(struct kunit *test)
 						      TEST_DEPTH, NULL));
 }
 
-/* Every size up to the documented limit is accepted, none above. */
-static void test_arena_limit(struct kunit *test)
+/*
+ * Only the table is sized by the capacity: a depot of twice the records
+ * takes the table's growth more memory on creation, and nothing else.
+ */
+static void test_mem_size(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
-		.max_records = 64,
-		.arena_size = STACKDEPOT_LF_MAX_ARENA,
-		.max_depth = 8,
+		.max_records = 1024,
+		.max_depth = 64,
 	};
+	size_t small, big;
 
-	KUNIT_EXPECT_EQ(test, STACKDEPOT_LF_MAX_ARENA % 8, 0UL);
-	if (sizeof(size_t) > 4) {
-		KUNIT_EXPECT_EQ(test, (u64)STACKDEPOT_LF_MAX_ARENA, 4ULL << 30);
-		KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p),
-				(size_t)STACKDEPOT_LF_MAX_ARENA);
-		p.arena_size += 8;
-		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
-	} else {
-		/* The arena fits a size_t, the whole depot does not... */
-		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), (size_t)0);
-		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)),
-				(long)-EINVAL);
-		/* ...and sizes that do are not cut short by 32-bit arithmetic. */
-		p.arena_size = SZ_1G + SZ_512M;
-		KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p), p.arena_size);
-	}
+	small = stackdepot_lf_mem_size(&p);
+	p.max_records = 2048;
+	big = stackdepot_lf_mem_size(&p);
+	/* 2048 slots more, 4 bytes each */
+	KUNIT_EXPECT_EQ(test, big - small, (size_t)2048 * sizeof(u32));
+	/* Deeper stacks: larger chunks, the same table. */
+	p.max_depth = STACKDEPOT_LF_MAX_DEPTH;
+	KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p), big);
+	KUNIT_EXPECT_LT(test, stackdepot_lf_mem_size(&p), big + SZ_64K);
+	/* The largest depot: its 4 MiB table and little more. */
+	p.max_records = STACKDEPOT_LF_MAX_RECORDS;
+	p.flags = STACKDEPOT_LF_COUNT_REFS;
+	KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p), (size_t)SZ_4M);
+	KUNIT_EXPECT_LT(test, stackdepot_lf_mem_size(&p),
+			(size_t)SZ_4M + SZ_256K);
 }
 
 static void test_iterator(struct kunit *test)
@@ -684,8 +1013,10 @@ static void test_iterator(struct kunit *test)
 	seen = kunit_kcalloc(test, 100, sizeof(*seen), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ids);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
-	for (i = 0; i < 100; i++)
+	for (i = 0; i < 100; i++) {
 		ids[i] = get_id(test, depot, 1 + i % TEST_DEPTH, i);
+		sdlf_grow_flush(depot);
+	}
 
 	stackdepot_lf_iter_start(&iter, depot);
 	while ((ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH,
@@ -739,7 +1070,6 @@ static void test_stats_add_up(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
 		.max_records = 32,
-		.arena_size = 32 * RS(16),
 		.max_depth = 16,
 	};
 	struct stackdepot_lf *depot = create_depot(test, &p);
@@ -762,8 +1092,9 @@ static void test_stats_add_up(struct kunit *test)
 	}
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_probe + stats.drops_too_deep +
-			stats.drops_busy + stats.drops_context, (u64)calls);
+			stats.drops_grow + stats.drops_probe +
+			stats.drops_too_deep + stats.drops_busy +
+			stats.drops_context, (u64)calls);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)stats.records);
 	KUNIT_EXPECT_GT(test, stats.drops_too_deep, 0ULL);
 	KUNIT_EXPECT_GT(test, stats.drops_full, 0ULL);
@@ -933,6 +1264,12 @@ struct stress {
 	u32 tag0;
 	atomic_t running;
 	atomic_t errors;
+	/*
+	 * Resets started and finished: a lookup must resolve when no reset
+	 * was under way from before its get_id to after it.
+	 */
+	atomic_t resets_begun;
+	atomic_t resets_done;
 	atomic_long_t calls;
 	atomic_long_t ok;
 	atomic_long_t stale;
@@ -961,10 +1298,12 @@ static int stress_insert(void *arg)
 		unsigned int depth = 1 + nr % TEST_DEPTH;
 		stackdepot_lf_id_t id;
 		u32 raw, prev, gen, *first;
-		int ret;
+		int ret, done;
 
 		make_stack(entries, depth, nr);
 		atomic_long_inc(&s->calls);
+		/* Pairs with the second atomic_inc_return() in stress_reset(). */
+		done = atomic_read_acquire(&s->resets_done);
 		if (stackdepot_lf_get_id(s->depot, entries, depth, &id))
 			continue;
 		atomic_long_inc(&s->ok);
@@ -983,7 +1322,13 @@ static int stress_insert(void *arg)
 		}
 
 		ret = stackdepot_lf_lookup(s->depot, id, got, TEST_DEPTH, NULL);
-		if (ret == -ESTALE) {
+		/*
+		 * The lookup's loads, then the count of resets begun; pairs
+		 * with the first atomic_inc_return() in stress_reset().
+		 */
+		smp_rmb();
+		if (ret == -ESTALE &&
+		    atomic_read(&s->resets_begun) != done) {
 			atomic_long_inc(&s->stale);
 		} else if (ret != depth ||
 			   memcmp(got, entries, depth * sizeof(*got))) {
@@ -1005,12 +1350,178 @@ static int stress_reset(void *arg)
 	while (atomic_read(&s->running) && !kthread_should_stop() &&
 	       s->resets < STRESS_GENS - 2) {
 		usleep_range(500, 1000);
+		/* Fully ordered: before the reset marks the depot busy... */
+		atomic_inc_return(&s->resets_begun);
 		stackdepot_lf_reset(s->depot);
+		/* ...and after it published the new generation. */
+		atomic_inc_return(&s->resets_done);
 		s->resets++;
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
+}
+
+/*
+ * Growth racing get_id on every CPU and resets: one kthread per online
+ * CPU (at least two) stores ever new stacks into a depot of small chunks,
+ * so that growth runs all along, while the resetter empties it at longer
+ * and longer intervals, so that each generation needs more chunks than
+ * the one before. Every id must resolve to its stack unless a reset ran
+ * in between, and the chunk accounting must add up at the end.
+ */
+#define GROW_TIME	(HZ / 2)
+
+struct grow_ctx {
+	struct stackdepot_lf *depot;
+	atomic_t running;
+	atomic_t errors;
+	atomic_t resets_begun;
+	atomic_t resets_done;
+	atomic_long_t calls;
+};
+
+struct grow_thread {
+	struct grow_ctx *ctx;
+	struct task_struct *task;
+	u32 nr;
+};
+
+static int grow_insert(void *arg)
+{
+	struct grow_thread *t = arg;
+	struct grow_ctx *ctx = t->ctx;
+	unsigned long entries[TEST_DEPTH], got[TEST_DEPTH];
+	unsigned long end = jiffies + GROW_TIME;
+	u32 i;
+
+	for (i = 0; time_before(jiffies, end); i++) {
+		/* A new stack every call: thread and call in the number. */
+		u32 nr = t->nr << 20 | (i & 0xfffff);
+		unsigned int depth = 1 + i % TEST_DEPTH;
+		stackdepot_lf_id_t id;
+		int ret, done;
+
+		make_stack(entries, depth, nr);
+		atomic_long_inc(&ctx->calls);
+		/* Pairs with the second atomic_inc_return() in grow_reset(). */
+		done = atomic_read_acquire(&ctx->resets_done);
+		ret = stackdepot_lf_get_id(ctx->depot, entries, depth, &id);
+		if (ret == -ENOSPC) {
+			/*
+			 * Let growth run, as a workload that sleeps now and
+			 * then does: on one CPU, a kthread that only calls
+			 * cond_resched() may starve the work item.
+			 */
+			usleep_range(20, 50);
+			continue;
+		}
+		if (ret)
+			continue;
+		ret = stackdepot_lf_lookup(ctx->depot, id, got, TEST_DEPTH, NULL);
+		/* Pairs with the first atomic_inc_return() in grow_reset(). */
+		smp_rmb();
+		if (ret == -ESTALE && atomic_read(&ctx->resets_begun) != done)
+			continue;
+		if (ret != depth || memcmp(got, entries, depth * sizeof(*got)))
+			atomic_inc(&ctx->errors);
+		if (i % 16 == 0)
+			cond_resched();
+	}
+	atomic_dec(&ctx->running);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int grow_reset(void *arg)
+{
+	struct grow_ctx *ctx = arg;
+	unsigned int us = 500;
+
+	do {
+		usleep_range(us, 2 * us);
+		us = min(2 * us, 64000U);
+		/* Fully ordered: before the reset marks the depot busy... */
+		atomic_inc_return(&ctx->resets_begun);
+		stackdepot_lf_reset(ctx->depot);
+		/* ...and after it published the new generation. */
+		atomic_inc_return(&ctx->resets_done);
+	} while (atomic_read(&ctx->running) && !kthread_should_stop());
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void test_growth_concurrent(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 16384,
+		.max_depth = TEST_DEPTH,
+		.expected_depth = 1,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct grow_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct stackdepot_lf_stats stats;
+	struct grow_thread *threads;
+	struct task_struct *resetter;
+	unsigned int i, n = 0, cpu, nthreads;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	nthreads = max(num_online_cpus(), 2U);
+	threads = kunit_kcalloc(test, nthreads, sizeof(*threads), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, threads);
+	ctx->depot = create_depot(test, &p);
+	atomic_set(&ctx->running, nthreads);
+
+	for_each_online_cpu(cpu) {
+		if (n == nthreads)
+			break;
+		threads[n] = (struct grow_thread){ .ctx = ctx, .nr = n };
+		threads[n].task = kthread_create_on_cpu(grow_insert, &threads[n],
+							cpu, "sdlf_grow/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[n].task));
+		n++;
+	}
+	/* One CPU: the second thread shares it. */
+	for (; n < nthreads; n++) {
+		threads[n] = (struct grow_thread){ .ctx = ctx, .nr = n };
+		threads[n].task = kthread_create(grow_insert, &threads[n],
+						 "sdlf_grow");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[n].task));
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(threads[i].task);
+	resetter = kthread_run(grow_reset, ctx, "sdlf_grow_reset");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(resetter));
+
+	for (i = 0; i < 60 * 50 && atomic_read(&ctx->running); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->running), 0);
+	for (i = 0; i < n; i++)
+		kthread_stop(threads[i].task);
+	kthread_stop(resetter);
+	sdlf_grow_flush(ctx->depot);
+
+	stackdepot_lf_stats(ctx->depot, &stats);
+	kunit_info(test, "%u threads: %ld calls, %llu inserts, %llu waiting for growth, %llu full, %u chunks, %llu resets\n",
+		   n, atomic_long_read(&ctx->calls), stats.inserts,
+		   stats.drops_grow, stats.drops_full, stats.chunks,
+		   stats.resets);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	KUNIT_EXPECT_GT(test, stats.chunks, 2U);
+	KUNIT_EXPECT_GT(test, stats.resets, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
+			stats.drops_grow + stats.drops_probe +
+			stats.drops_too_deep + stats.drops_busy +
+			stats.drops_context, (u64)atomic_long_read(&ctx->calls));
+	/* The chunks added, and counter blocks and directories besides. */
+	KUNIT_EXPECT_GE(test, stats.mem_allocated,
+			(u64)stackdepot_lf_mem_size(&p) +
+			(u64)(stats.chunks - 2) * stats.chunk_size);
+	KUNIT_EXPECT_LE(test, stats.arena_used,
+			(u64)stats.chunks * stats.chunk_size);
+	expect_arena_adds_up(test, ctx->depot);
 }
 
 static const unsigned int stress_threads[] = { 2, 4, 8 };
@@ -1026,11 +1537,11 @@ static void test_stress(struct kunit *test)
 {
 	unsigned int nthreads = *(const unsigned int *)test->param_value;
 	struct stackdepot_lf_params p = {
-		.max_records = STRESS_STACKS,
 		/* Room for half the stacks: drops happen too. */
-		.arena_size = STRESS_STACKS / 2 * RS(TEST_DEPTH),
+		.max_records = STRESS_STACKS / 2,
 		.max_depth = TEST_DEPTH,
-		.max_probe = 16,
+		/* Small chunks: growth runs while the inserters do. */
+		.expected_depth = 1,
 		.flags = STACKDEPOT_LF_COUNT_REFS,
 	};
 	struct stackdepot_lf_stats stats;
@@ -1078,16 +1589,17 @@ static void test_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->dup), 0L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&s->ok), 0L);
-	kunit_info(test, "%u inserters: %ld calls, %ld ids, %ld stale, %u resets\n",
-		   nthreads, atomic_long_read(&s->calls),
-		   atomic_long_read(&s->ok), atomic_long_read(&s->stale),
-		   s->resets);
-
 	/* Stats account for every call. */
 	stackdepot_lf_stats(s->depot, &stats);
+	kunit_info(test, "%u inserters: %ld calls, %ld ids, %ld stale, %u resets, %u chunks, %llu waiting for growth\n",
+		   nthreads, atomic_long_read(&s->calls),
+		   atomic_long_read(&s->ok), atomic_long_read(&s->stale),
+		   s->resets, stats.chunks, stats.drops_grow);
+	KUNIT_EXPECT_GT(test, stats.chunks, 1U);
 	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_probe + stats.drops_too_deep +
-			stats.drops_busy + stats.drops_context, (u64)atomic_long_read(&s->calls));
+			stats.drops_grow + stats.drops_probe +
+			stats.drops_too_deep + stats.drops_busy +
+			stats.drops_context, (u64)atomic_long_read(&s->calls));
 	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts,
 			(u64)atomic_long_read(&s->ok));
 	KUNIT_EXPECT_EQ(test, stats.resets, (u64)s->resets);
@@ -1108,9 +1620,8 @@ static void test_stress(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, n, stats.records);
-	/* Lost races were counted exactly: the arena adds up. */
-	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost,
-			record_bytes(test, s->depot));
+	/* Lost races and chunk ends were counted exactly. */
+	expect_arena_adds_up(test, s->depot);
 }
 
 static struct kunit_case stackdepot_lf_cases[] = {
@@ -1121,17 +1632,23 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE_PARAM(test_create_params, param_cases_gen_params),
 	KUNIT_CASE(test_collisions),
 	KUNIT_CASE(test_fill_records),
-	KUNIT_CASE(test_fill_arena),
+	KUNIT_CASE(test_chunk_ends),
+	KUNIT_CASE(test_growth_stalled),
+	KUNIT_CASE(test_growth_to_cap),
+	KUNIT_CASE(test_reset_keeps_chunks),
+	KUNIT_CASE(test_directory_growth),
+	KUNIT_CASE(test_ref_blocks),
 	KUNIT_CASE(test_lost_race_accounting),
 	KUNIT_CASE(test_get_id_rcu),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
-	KUNIT_CASE(test_arena_limit),
+	KUNIT_CASE(test_mem_size),
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),
 	KUNIT_CASE(test_hardirq),
 	KUNIT_CASE(test_refs_concurrent),
+	KUNIT_CASE_ATTR(test_growth_concurrent, { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(test_stress, stress_threads_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}

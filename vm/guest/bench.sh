@@ -86,9 +86,8 @@ run() {
 getppid_fn=$(grep -m1 -E '^(__x64_sys|__do_sys)_getppid$' $T/available_filter_functions)
 [ -n "$getppid_fn" ] || die "no sys_getppid in available_filter_functions"
 echo 4096 > $T/buffer_size_kb
-# What the top-level depot takes when the option is first set.
-echo "STAT default $(grep mem_on_enable $T/stack_map_stat)"
-echo "STAT default $(grep '^size:' $T/stack_map_stat)"
+# The top-level depot's capacity, before the option first allocates it.
+echo "STAT default $(grep '^capacity:' $T/stack_map_stat)"
 
 for w in getppid mix; do
 	log "$w: warm-up"

@@ -77,8 +77,6 @@ static struct stackdepot_lf *bench_depot(unsigned int flags)
 {
 	struct stackdepot_lf_params p = {
 		.max_records = 2 * BENCH_STACKS,
-		.arena_size = 2 * BENCH_STACKS *
-			      STACKDEPOT_LF_RECORD_SIZE(BENCH_MAX_DEPTH),
 		.max_depth = 64,
 		.flags = flags,
 	};
@@ -93,9 +91,12 @@ static void populate(struct stackdepot_lf *d, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (stackdepot_lf_get_id(d, stacks[i], depths[i], &ids[i]))
 			abort();
+		/* Growth runs between bursts of new stacks, untimed. */
+		sdlf_grow_flush(d);
+	}
 }
 
 /* Run @op for @n operations starting at @start; returns ops done. */

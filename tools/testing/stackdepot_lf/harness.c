@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runtime of the userspace shim: thread slots, per-CPU memory, allocation
- * and a userspace RCU-sched.
+ * Runtime of the userspace shim: thread slots, per-CPU memory, allocation,
+ * the worker thread of irq_work and work items, and a userspace RCU-sched.
  *
  * Grace periods
  * -------------
@@ -36,6 +36,7 @@ struct sdlf_thread {
 
 static struct sdlf_thread sdlf_threads[SDLF_MAX_THREADS];
 static __thread struct sdlf_thread *sdlf_self;
+__thread unsigned int sdlf_cpu_nr;
 static pthread_key_t sdlf_key;
 static pthread_once_t sdlf_key_once = PTHREAD_ONCE_INIT;
 
@@ -81,6 +82,7 @@ static struct sdlf_thread *sdlf_thread_register(void)
 						1, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
 			sdlf_self = &sdlf_threads[i];
+			sdlf_cpu_nr = i;
 			pthread_setspecific(sdlf_key, sdlf_self);
 			return sdlf_self;
 		}
@@ -99,6 +101,21 @@ unsigned int sdlf_this_cpu(void)
 	return sdlf_thread() - sdlf_threads;
 }
 
+/*
+ * Whether the allocation being made is the one sdlf_fail_alloc_at points
+ * at. The worker thread allocates too, hence the atomics.
+ */
+static bool sdlf_fail_alloc_now(void)
+{
+	unsigned int n = __atomic_load_n(&sdlf_fail_alloc_at, __ATOMIC_RELAXED);
+
+	while (n && !__atomic_compare_exchange_n(&sdlf_fail_alloc_at, &n, n - 1,
+						 false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+		;
+	return n == 1;
+}
+
 void *sdlf_alloc_percpu(size_t size)
 {
 	size_t bytes = (size_t)SDLF_PCPU_UNIT * nr_cpu_ids;
@@ -106,7 +123,7 @@ void *sdlf_alloc_percpu(size_t size)
 
 	if (size > SDLF_PCPU_UNIT)
 		abort();
-	if (sdlf_fail_alloc_at && !--sdlf_fail_alloc_at)
+	if (sdlf_fail_alloc_now())
 		return NULL;
 	p = aligned_alloc(SMP_CACHE_BYTES, bytes);
 	if (p)
@@ -116,7 +133,7 @@ void *sdlf_alloc_percpu(size_t size)
 
 void *sdlf_alloc(size_t size, bool zero)
 {
-	if (sdlf_fail_alloc_at && !--sdlf_fail_alloc_at)
+	if (sdlf_fail_alloc_now())
 		return NULL;
 	return zero ? calloc(1, size ?: 1) : malloc(size ?: 1);
 }
@@ -176,4 +193,112 @@ void sdlf_synchronize(void)
 				       __ATOMIC_ACQUIRE) == snap)
 			sched_yield();
 	}
+}
+
+/*
+ * The worker: one thread, started on first use, runs queued items in
+ * order. Everything about the queue is under sdlf_async_lock.
+ */
+static pthread_mutex_t sdlf_async_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sdlf_async_cond = PTHREAD_COND_INITIALIZER;
+static struct sdlf_async *sdlf_async_head, **sdlf_async_tail = &sdlf_async_head;
+static bool sdlf_async_started, sdlf_async_paused;
+
+void sdlf_async_init(struct sdlf_async *async,
+		     void (*run)(struct sdlf_async *async))
+{
+	memset(async, 0, sizeof(*async));
+	async->run = run;
+}
+
+void sdlf_irq_work_run(struct sdlf_async *async)
+{
+	struct irq_work *work = container_of(async, struct irq_work, async);
+
+	work->func(work);
+}
+
+void sdlf_work_run(struct sdlf_async *async)
+{
+	struct work_struct *work = container_of(async, struct work_struct,
+						async);
+
+	work->func(work);
+}
+
+static void *sdlf_async_worker(void *arg)
+{
+	struct sdlf_async *async;
+
+	pthread_mutex_lock(&sdlf_async_lock);
+	for (;;) {
+		while (!sdlf_async_head || sdlf_async_paused)
+			pthread_cond_wait(&sdlf_async_cond, &sdlf_async_lock);
+		async = sdlf_async_head;
+		sdlf_async_head = async->next;
+		if (!sdlf_async_head)
+			sdlf_async_tail = &sdlf_async_head;
+		async->pending = false;
+		async->running = true;
+		pthread_mutex_unlock(&sdlf_async_lock);
+		async->run(async);
+		pthread_mutex_lock(&sdlf_async_lock);
+		async->running = false;
+		pthread_cond_broadcast(&sdlf_async_cond);
+	}
+	return NULL;
+}
+
+bool sdlf_async_queue(struct sdlf_async *async)
+{
+	pthread_t tid;
+	bool queued = false;
+
+	pthread_mutex_lock(&sdlf_async_lock);
+	if (!sdlf_async_started) {
+		if (pthread_create(&tid, NULL, sdlf_async_worker, NULL))
+			abort();
+		pthread_detach(tid);
+		sdlf_async_started = true;
+	}
+	if (!async->pending) {
+		async->pending = true;
+		async->next = NULL;
+		*sdlf_async_tail = async;
+		sdlf_async_tail = &async->next;
+		pthread_cond_broadcast(&sdlf_async_cond);
+		queued = true;
+	}
+	pthread_mutex_unlock(&sdlf_async_lock);
+	return queued;
+}
+
+/* Wait for @async to be neither pending nor running; @cancel: unqueue it. */
+void sdlf_async_wait(struct sdlf_async *async, bool cancel)
+{
+	struct sdlf_async **p;
+
+	pthread_mutex_lock(&sdlf_async_lock);
+	if (cancel && async->pending) {
+		for (p = &sdlf_async_head; *p != async; p = &(*p)->next)
+			;
+		*p = async->next;
+		if (sdlf_async_tail == &async->next)
+			sdlf_async_tail = p;
+		async->pending = false;
+	}
+	while (async->pending || async->running) {
+		if (sdlf_async_paused)
+			abort();	/* would wait forever */
+		pthread_cond_wait(&sdlf_async_cond, &sdlf_async_lock);
+	}
+	pthread_mutex_unlock(&sdlf_async_lock);
+}
+
+void sdlf_async_pause(bool pause)
+{
+	pthread_mutex_lock(&sdlf_async_lock);
+	sdlf_async_paused = pause;
+	pthread_cond_broadcast(&sdlf_async_cond);
+	pthread_mutex_unlock(&sdlf_async_lock);
 }

@@ -34,6 +34,14 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define U32_MAX			((u32)~0U)
+#define noinline		__attribute__((__noinline__))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define max(a, b)		((a) > (b) ? (a) : (b))
+#define clamp_t(type, v, lo, hi) \
+	min((type)max((type)(v), (type)(lo)), (type)(hi))
+#define order_base_2(n)		((n) <= 1 ? 0 : 64 - __builtin_clzll((n) - 1))
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ALIGN(x, a)		(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 #define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
 #define min(a, b)		((a) < (b) ? (a) : (b))
@@ -48,11 +56,17 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 /* RCU-published pointers: the shim's read side is the harness's own. */
 #define rcu_dereference_sched(p)	__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define RCU_INIT_POINTER(p, v)		__atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#define rcu_access_pointer(p)		__atomic_load_n(&(p), __ATOMIC_RELAXED)
+/* Only the writer, holding the lock, uses these. */
+#define rcu_dereference_protected(p, c)	(p)
+#define lockdep_is_held(m)		1
 
 /* Lockless accesses: relaxed unless the kernel primitive orders. */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 /* The library names the pair of each; here they only map to C11. */
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 /* As above: an acquire or release is only as good as its pair. */
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -119,7 +133,7 @@ __SDLF_ATOMIC_OPS(atomic64, s64)
 	for ((cpu) = 0; (cpu) < nr_cpu_ids; (cpu)++)
 #define per_cpu_ptr(p, cpu) \
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * SDLF_PCPU_UNIT))
-#define raw_cpu_ptr(p)		per_cpu_ptr((p), sdlf_this_cpu())
+#define raw_cpu_ptr(p)		per_cpu_ptr((p), sdlf_cpu())
 /* local64_t: written by its owner only, like a CPU's own counter. */
 typedef struct { s64 counter; } local64_t;
 static inline void local64_inc(local64_t *l)
@@ -139,18 +153,72 @@ static inline s64 local64_read(local64_t *l)
 
 unsigned int sdlf_this_cpu(void);
 void *sdlf_alloc_percpu(size_t size);
-#define sdlf_cpu()		sdlf_this_cpu()
+/*
+ * The slot of a thread inside sdlf_read_lock(), which sets it: a plain
+ * thread-local load, as the kernel's is one per-CPU load.
+ */
+extern __thread unsigned int sdlf_cpu_nr;
+#define sdlf_cpu()		sdlf_cpu_nr
 
 /* Allocation; sdlf_fail_alloc_at makes the n-th allocation from now fail. */
 #define GFP_KERNEL		0
 extern unsigned int sdlf_fail_alloc_at;
 void *sdlf_alloc(size_t size, bool zero);
 #define kzalloc(size, gfp)	sdlf_alloc((size), true)
+#define kvzalloc(size, gfp)	sdlf_alloc((size), true)
 #define kvcalloc(n, size, gfp)	sdlf_alloc((size_t)(n) * (size), true)
-#define vmalloc(size)		sdlf_alloc((size), false)
+#define kvmalloc(size, gfp)	sdlf_alloc((size), false)
 #define kfree(p)		free(p)
 #define kvfree(p)		free(p)
-#define vfree(p)		free(p)
+
+/*
+ * irq_work and work items, run by one worker thread of the harness in the
+ * order they were queued (harness.c). As in the kernel, queueing an item
+ * that is still pending does nothing, an item clears its pending bit just
+ * before it runs, and the _sync/flush calls wait for a run in progress.
+ * Tests can hold the worker back with sdlf_async_pause().
+ */
+struct sdlf_async {
+	struct sdlf_async *next;
+	void (*run)(struct sdlf_async *async);
+	bool pending;	/* harness.c's lock */
+	bool running;	/* harness.c's lock */
+};
+
+struct irq_work {
+	struct sdlf_async async;
+	void (*func)(struct irq_work *work);
+};
+
+struct work_struct {
+	struct sdlf_async async;
+	void (*func)(struct work_struct *work);
+};
+
+struct workqueue_struct;
+#define system_unbound_wq	((struct workqueue_struct *)NULL)
+
+void sdlf_async_init(struct sdlf_async *async,
+		     void (*run)(struct sdlf_async *async));
+bool sdlf_async_queue(struct sdlf_async *async);
+void sdlf_async_wait(struct sdlf_async *async, bool cancel);
+void sdlf_async_pause(bool pause);
+void sdlf_irq_work_run(struct sdlf_async *async);
+void sdlf_work_run(struct sdlf_async *async);
+
+#define init_irq_work(w, fn) do {					\
+	(w)->func = (fn);						\
+	sdlf_async_init(&(w)->async, sdlf_irq_work_run);		\
+} while (0)
+#define irq_work_queue(w)	sdlf_async_queue(&(w)->async)
+#define irq_work_sync(w)	sdlf_async_wait(&(w)->async, false)
+#define INIT_WORK(w, fn) do {						\
+	(w)->func = (fn);						\
+	sdlf_async_init(&(w)->async, sdlf_work_run);			\
+} while (0)
+#define queue_work(wq, w)	sdlf_async_queue(&(w)->async)
+#define flush_work(w)		sdlf_async_wait(&(w)->async, false)
+#define cancel_work_sync(w)	sdlf_async_wait(&(w)->async, true)
 
 struct mutex {
 	pthread_mutex_t lock;
@@ -179,7 +247,10 @@ extern void *sdlf_stub_real, *sdlf_stub_repl;
 void sdlf_stub_activate(void *real_fn, void *replacement);
 void sdlf_stub_deactivate(void);
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
+u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
 u64 sdlf_ids_set_next(u64 next);
+void sdlf_grow_flush(struct stackdepot_lf *depot);
+void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
 #define IS_ENABLED(option)	1	/* only CONFIG_KUNIT is asked */
 #define in_nmi()		0
 

@@ -3,16 +3,34 @@
  * Multi-thread stress of stackdepot_lf, meant to run under ThreadSanitizer
  * and under ASan/UBSan.
  *
- * Inserter threads draw overlapping stacks from a seeded generator, get
- * their ids and look them up again, along with ids seen earlier and random
- * ids; a resetter empties the depot at random intervals and a walker
- * iterates it. Invariants, checked during and after the run:
- * - an id only resolves to the stack that produced it, or to -ESTALE;
+ * The run is a sequence of phases, each on a new depot that starts with
+ * its two chunks, so that growth races the inserters every time, not only
+ * at the start of the run: the harness's worker thread adds chunks,
+ * counter blocks and chunk directories while the threads insert. The
+ * geometry of each phase (chunk size, ref counting) is drawn from the
+ * seed. In each phase, inserter threads draw overlapping stacks from a
+ * seeded generator, get their ids and look them up again, along with ids
+ * seen earlier and random ids; a resetter empties the depot at random
+ * intervals, a walker iterates it, and a staller holds growth back for
+ * random spells, so that inserts are refused for want of a chunk or a
+ * counter block and growth then catches up all at once.
+ *
+ * Invariants, checked during and after each phase:
+ * - an id only resolves to the stack that produced it, and does resolve
+ *   unless a reset ran or was running since its get_id (the resetter
+ *   counts resets in an epoch, odd while one runs; a lookup may be -ESTALE
+ *   only if the epoch moved or was odd);
  * - no generation holds two records of one stack: the first id seen for a
  *   (generation, stack) pair is recorded and every later one must match;
- * - the counters add up: hits + inserts + drops = calls;
- * - a caller that grace periods do not wait for is refused with -EPERM.
- * Half the stacks share a weak hash to force long probe chains.
+ * - the counters add up: hits + inserts + drops = calls, hits + inserts =
+ *   ids returned, resets as done;
+ * - the chunk bytes add up: arena_used - arena_lost - chunk_ends is the
+ *   size of the records a final walk sees, as many as stats.records;
+ * - a caller that grace periods do not wait for is refused with -EPERM,
+ *   and drops_context counts exactly those;
+ * - a final reset keeps the chunks and the lifetime hits.
+ * Half the stacks share a weak hash (a stub of sdlf_hash()) to force long
+ * probe chains.
  */
 #include <getopt.h>
 #include <sched.h>
@@ -21,14 +39,15 @@
 
 #include "util.h"
 
-#define STRESS_STACKS	512
+#define STRESS_STACKS	1024
 #define STRESS_DEPTH	TEST_DEPTH
 #define RING_IDS	64
-/* Generations of one run: the resetter stops before this many. */
+/* Generations of one phase: its resetter stops before this many. */
 #define STRESS_GENS	4096
 
 struct stress {
 	struct stackdepot_lf *depot;
+	struct stackdepot_lf_params p;
 	u64 seed;
 	u64 deadline;
 	unsigned long ops;
@@ -37,10 +56,13 @@ struct stress {
 	u32 *first;
 	u32 tag0;
 	int running;
+	/* Resets begun and ended, twice over: odd while one runs. */
+	unsigned long epoch;
 	unsigned long errors;
 	unsigned long resets;
 	unsigned long walks;
 	unsigned long walks_stale;
+	unsigned long pauses;
 	u64 record_bytes;	/* of the final walk */
 };
 
@@ -53,6 +75,15 @@ struct stress_thread {
 	unsigned long stale;
 	unsigned long lookups;
 	unsigned long invisible;
+	unsigned long refused;	/* -ENOSPC */
+};
+
+/* Sums over the phases, for the report */
+struct stress_totals {
+	unsigned long phases, calls, ok, lookups, stale, resets, walks;
+	unsigned long walks_stale, pauses, busy, grown;
+	u64 hits, inserts, lost_races, drops_full, drops_grow, drops_probe;
+	u64 drops_too_deep, drops_busy, max_chunks;
 };
 
 static void stress_error(struct stress *s, const char *fmt, ...)
@@ -78,6 +109,23 @@ static u32 stress_hash(const unsigned long *entries, unsigned int nr_entries)
 
 	/* Odd stacks collide in 16 buckets; even ones spread out. */
 	return nr & 1 ? nr & 15 : (u32)(h >> 32);
+}
+
+/*
+ * The reset epoch. The resetter's seq_cst read-modify-writes and fence
+ * come before the reset's stores to the generation state: a caller that
+ * saw any of those stores (acquire) sees the epoch moved when it loads it
+ * afterwards.
+ */
+static unsigned long epoch_now(struct stress *s)
+{
+	return __atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE);
+}
+
+/* No reset ran, or was running, from @before to @after. */
+static bool epoch_still(unsigned long before, unsigned long after)
+{
+	return !(before & 1) && before == after;
 }
 
 /* The id @raw of generation @gen is the one for stack @nr, or the first. */
@@ -121,8 +169,13 @@ static void check_record(struct stress *s, u32 raw, const unsigned long *got,
 	check_first(s, raw, nr);
 }
 
-/* Look up @raw, issued for stack @nr; it must resolve to it or be stale. */
-static void check_lookup(struct stress_thread *t, u32 raw, u32 nr)
+/*
+ * Look up @raw, issued for stack @nr by a get_id that started in reset
+ * epoch @epoch: it must resolve to the stack, or be stale if a reset ran
+ * since.
+ */
+static void check_lookup(struct stress_thread *t, u32 raw, u32 nr,
+			 unsigned long epoch)
 {
 	struct stress *s = t->s;
 	unsigned long got[STRESS_DEPTH], want[STRESS_DEPTH];
@@ -133,6 +186,9 @@ static void check_lookup(struct stress_thread *t, u32 raw, u32 nr)
 				   STRESS_DEPTH, NULL);
 	t->lookups++;
 	if (ret == -ESTALE) {
+		if (epoch_still(epoch, epoch_now(s)))
+			stress_error(s, "id %#x of stack %u is stale, but no reset ran since its get_id",
+				     raw, nr);
 		t->stale++;
 		return;
 	}
@@ -149,7 +205,7 @@ static void *stress_insert(void *arg)
 	struct sdlf_rng rng = { .state = s->seed * 1000003 + t->nr };
 	unsigned long entries[STRESS_DEPTH + 8], got[STRESS_DEPTH];
 	u32 ring_raw[RING_IDS] = { }, ring_nr[RING_IDS];
-	unsigned long i;
+	unsigned long ring_epoch[RING_IDS], epoch, i;
 	unsigned int depth, action;
 	stackdepot_lf_id_t id;
 	u32 nr, raw, gen = 0, sweep = 0;
@@ -164,14 +220,15 @@ static void *stress_insert(void *arg)
 			u32 slot = sdlf_rng_below(&rng, RING_IDS);
 
 			if (ring_raw[slot])
-				check_lookup(t, ring_raw[slot], ring_nr[slot]);
+				check_lookup(t, ring_raw[slot], ring_nr[slot],
+					     ring_epoch[slot]);
 			continue;
 		}
 		if (action == 1) {
 			/* Anything: must fail cleanly or be a real record. */
 			raw = (u32)sdlf_rng_next(&rng);
 			if (ring_raw[0] && (raw & 1))
-				raw = (ring_raw[0] & ~0xfffU) | (raw & 0xfff);
+				raw = (ring_raw[0] & ~0x3ffU) | (raw & 0x3ff);
 			ret = stackdepot_lf_lookup(s->depot,
 						   stackdepot_lf_u32_to_id(raw),
 						   got, STRESS_DEPTH, NULL);
@@ -207,18 +264,27 @@ static void *stress_insert(void *arg)
 			t->invisible++;
 			continue;
 		}
+		epoch = epoch_now(s);
 		ret = stackdepot_lf_get_id(s->depot, entries, depth, &id);
 		if (ret == -EBUSY) {
+			if (epoch_still(epoch, epoch_now(s)))
+				stress_error(s, "get_id of stack %u: -EBUSY with no reset running",
+					     nr);
 			/* Let the resetter's grace period end. */
 			sched_yield();
 			sweep = 0;
 			continue;
 		}
 		if (ret) {
+			/*
+			 * -ENOSPC: full, probe exhausted, or no chunk or
+			 * counter block added yet.
+			 */
 			if (ret == -E2BIG ? depth <= STRESS_DEPTH :
 			    ret != -ENOSPC)
 				stress_error(s, "get_id of stack %u returned %d",
 					     nr, ret);
+			t->refused += ret == -ENOSPC;
 			continue;
 		}
 		t->ok++;
@@ -232,18 +298,22 @@ static void *stress_insert(void *arg)
 			sweep = 0;
 		}
 		check_first(s, raw, nr);
-		check_lookup(t, raw, nr);
+		check_lookup(t, raw, nr, epoch);
 		ring_raw[i % RING_IDS] = raw;
 		ring_nr[i % RING_IDS] = nr;
+		ring_epoch[i % RING_IDS] = epoch;
 	}
 	__atomic_fetch_sub(&s->running, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* Walk the depot once; -ESTALE is fine while a resetter runs. */
+/*
+ * Walk the depot once; -ESTALE is fine only if a reset ran or was running
+ * during the walk.
+ */
 static int stress_walk(struct stress *s, unsigned int *seen, bool final)
 {
-	unsigned long entries[STRESS_DEPTH];
+	unsigned long entries[STRESS_DEPTH], epoch = epoch_now(s);
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
 	unsigned int n = 0;
@@ -261,7 +331,8 @@ static int stress_walk(struct stress *s, unsigned int *seen, bool final)
 			stress_error(s, "walk returned stack %u twice", nr);
 		n++;
 	}
-	if (ret == -ESTALE && !final) {
+	if (ret == -ESTALE && !final &&
+	    !epoch_still(epoch, epoch_now(s))) {
 		s->walks_stale++;
 		sched_yield();
 		return -1;
@@ -287,13 +358,34 @@ static void *stress_walker(void *arg)
 static void *stress_resetter(void *arg)
 {
 	struct stress *s = arg;
-	struct sdlf_rng rng = { .state = ~s->seed };
+	struct sdlf_rng rng = { .state = ~s->seed ^ s->tag0 };
 
 	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE) &&
 	       s->resets < STRESS_GENS - 2) {
 		usleep(sdlf_rng_below(&rng, 2000));
+		/* See epoch_now(): the fence orders it before the reset. */
+		__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		stackdepot_lf_reset(s->depot);
+		__atomic_fetch_add(&s->epoch, 1, __ATOMIC_SEQ_CST);
 		s->resets++;
+	}
+	return NULL;
+}
+
+/* Hold growth back for random spells, as a machine slow to run it would. */
+static void *stress_staller(void *arg)
+{
+	struct stress *s = arg;
+	struct sdlf_rng rng = { .state = s->seed ^ 0x5a11 ^ s->tag0 };
+
+	while (__atomic_load_n(&s->running, __ATOMIC_ACQUIRE)) {
+		usleep(sdlf_rng_below(&rng, 3000));
+		sdlf_grow_pause(s->depot, true);
+		s->pauses++;
+		usleep(sdlf_rng_below(&rng, 1500));
+		/* Growth catches up with what was asked for meanwhile. */
+		sdlf_grow_pause(s->depot, false);
 	}
 	return NULL;
 }
@@ -301,39 +393,179 @@ static void *stress_resetter(void *arg)
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-s SEED] [-t THREADS] [-d MSEC] [-n OPS]\n"
+		"usage: %s [-s SEED] [-t THREADS] [-d MSEC] [-p MSEC] [-n OPS]\n"
 		"  -s SEED     replay a run (default: from the clock; printed)\n"
 		"  -t THREADS  inserter threads (default: 2 x CPUs, at least 4)\n"
 		"  -d MSEC     time bound (default 3000)\n"
-		"  -n OPS      operations per inserter (default 1000000)\n",
+		"  -p MSEC     time of a phase, on a new depot (default 100)\n"
+		"  -n OPS      operations per inserter and phase (default 1000000)\n",
 		prog);
+}
+
+/*
+ * One phase: a new depot of random geometry, every thread on it until
+ * @deadline, then the checks of the quiescent depot.
+ */
+static void stress_phase(struct stress *s, struct stress_thread *threads,
+			 unsigned int nthreads, struct sdlf_rng *rng,
+			 u64 deadline, struct stress_totals *tot)
+{
+	unsigned long calls = 0, ok = 0, invisible = 0;
+	struct stackdepot_lf_stats stats, after;
+	unsigned int seen[STRESS_STACKS] = { };
+	pthread_t resetter, walker, staller;
+	unsigned int i, max_chunks;
+	int n;
+
+	s->p = (struct stackdepot_lf_params){
+		/*
+		 * A quarter to half as many records as stacks: full depots,
+		 * and one or two counter blocks.
+		 */
+		.max_records = STRESS_STACKS / 4 +
+			       sdlf_rng_below(rng, STRESS_STACKS / 4 + 1),
+		.max_depth = STRESS_DEPTH,
+		/* 0, or chunks of 4 KiB to 16 KiB */
+		.expected_depth = sdlf_rng_below(rng, STRESS_DEPTH + 1),
+		.flags = sdlf_rng_below(rng, 4) ? STACKDEPOT_LF_COUNT_REFS : 0,
+	};
+	s->depot = stackdepot_lf_create(&s->p);
+	if (IS_ERR(s->depot)) {
+		stress_error(s, "create: %ld", PTR_ERR(s->depot));
+		s->depot = NULL;
+		return;
+	}
+	s->tag0 = stackdepot_lf_generation(s->depot);
+	s->resets = 0;
+	s->walks = 0;
+	s->walks_stale = 0;
+	s->pauses = 0;
+	s->record_bytes = 0;
+	s->deadline = deadline;
+	s->running = nthreads;
+	for (i = 0; i < nthreads; i++) {
+		memset(&threads[i], 0, sizeof(threads[i]));
+		threads[i].s = s;
+		threads[i].nr = i + tot->phases * nthreads;
+		if (pthread_create(&threads[i].tid, NULL, stress_insert,
+				   &threads[i]))
+			abort();
+	}
+	if (pthread_create(&resetter, NULL, stress_resetter, s) ||
+	    pthread_create(&walker, NULL, stress_walker, s) ||
+	    pthread_create(&staller, NULL, stress_staller, s))
+		abort();
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(threads[i].tid, NULL);
+		calls += threads[i].calls;
+		ok += threads[i].ok;
+		invisible += threads[i].invisible;
+		tot->lookups += threads[i].lookups;
+		tot->stale += threads[i].stale;
+	}
+	pthread_join(resetter, NULL);
+	pthread_join(walker, NULL);
+	pthread_join(staller, NULL);
+	/* Quiescent from here on, once growth asked for has run. */
+	sdlf_grow_flush(s->depot);
+
+	stackdepot_lf_stats(s->depot, &stats);
+	if (stats.hits + stats.inserts + stats.drops_full + stats.drops_grow +
+	    stats.drops_probe + stats.drops_too_deep + stats.drops_busy +
+	    stats.drops_context != calls)
+		stress_error(s, "stats do not add up to %lu calls", calls);
+	if (stats.drops_context != invisible)
+		stress_error(s, "drops_context %llu, %lu calls refused",
+			     (unsigned long long)stats.drops_context, invisible);
+	if (stats.hits + stats.inserts != ok)
+		stress_error(s, "hits + inserts %llu != %lu ids",
+			     (unsigned long long)(stats.hits + stats.inserts),
+			     ok);
+	if (stats.resets != s->resets)
+		stress_error(s, "%llu resets counted, %lu done",
+			     (unsigned long long)stats.resets, s->resets);
+	/* Enough for max_records of the deepest records, and a spare */
+	max_chunks = stats.chunk_size /
+		     STACKDEPOT_LF_RECORD_SIZE(s->p.max_depth);
+	max_chunks = DIV_ROUND_UP(s->p.max_records, max_chunks) + 1;
+	if (stats.records > stats.max_records || stats.chunks > max_chunks ||
+	    stats.chunks < 2 ||
+	    stats.arena_used > (u64)stats.chunks * stats.chunk_size)
+		stress_error(s, "over capacity: %u records, %u chunks of %u, %llu bytes used",
+			     stats.records, stats.chunks, max_chunks,
+			     (unsigned long long)stats.arena_used);
+	if (stats.mem_allocated < stackdepot_lf_mem_size(&s->p) +
+	    (u64)(stats.chunks - 2) * stats.chunk_size)
+		stress_error(s, "%llu bytes allocated for %u chunks",
+			     (unsigned long long)stats.mem_allocated,
+			     stats.chunks);
+	n = stress_walk(s, seen, true);
+	if (n != (int)stats.records)
+		stress_error(s, "walk saw %d records, stats say %u", n,
+			     stats.records);
+	/* Lost races and chunk ends were counted exactly: the bytes add up. */
+	if (stats.arena_used - stats.arena_lost - stats.chunk_ends !=
+	    s->record_bytes)
+		stress_error(s, "arena used %llu - lost %llu - chunk ends %llu != %llu in records",
+			     (unsigned long long)stats.arena_used,
+			     (unsigned long long)stats.arena_lost,
+			     (unsigned long long)stats.chunk_ends,
+			     (unsigned long long)s->record_bytes);
+
+	/* A last reset keeps the chunks, and the hits counted so far. */
+	stackdepot_lf_reset(s->depot);
+	stackdepot_lf_stats(s->depot, &after);
+	if (after.hits != stats.hits || after.chunks != stats.chunks ||
+	    after.mem_allocated != stats.mem_allocated || after.arena_used ||
+	    after.chunk_ends || after.arena_lost || after.records)
+		stress_error(s, "reset lost hits (%llu, %llu before) or chunks (%u, %u before), or kept records",
+			     (unsigned long long)after.hits,
+			     (unsigned long long)stats.hits, after.chunks,
+			     stats.chunks);
+
+	tot->phases++;
+	tot->calls += calls;
+	tot->ok += ok;
+	tot->resets += s->resets;
+	tot->walks += s->walks;
+	tot->walks_stale += s->walks_stale;
+	tot->pauses += s->pauses;
+	/* Enough calls to outgrow two chunks many times over */
+	if (calls >= 10000) {
+		tot->busy++;
+		tot->grown += stats.chunks > 2;
+	}
+	tot->max_chunks = max(tot->max_chunks, (u64)stats.chunks);
+	tot->hits += stats.hits;
+	tot->inserts += stats.inserts;
+	tot->lost_races += stats.lost_races;
+	tot->drops_full += stats.drops_full;
+	tot->drops_grow += stats.drops_grow;
+	tot->drops_probe += stats.drops_probe;
+	tot->drops_too_deep += stats.drops_too_deep;
+	tot->drops_busy += stats.drops_busy;
+
+	stackdepot_lf_destroy(s->depot);
+	s->depot = NULL;
+	/* The generations of the next depot index the table afresh. */
+	memset(s->first, 0, min(s->resets + 2, (unsigned long)STRESS_GENS) *
+	       STRESS_STACKS * sizeof(u32));
 }
 
 int main(int argc, char **argv)
 {
-	struct stackdepot_lf_params p = {
-		.max_records = STRESS_STACKS / 2,
-		/* Room for fewer stacks than the budget: both drops happen. */
-		.arena_size = STRESS_STACKS / 3 * STACKDEPOT_LF_RECORD_SIZE(16),
-		.max_depth = STRESS_DEPTH,
-		.max_probe = 24,
-		.flags = STACKDEPOT_LF_COUNT_REFS,
-		.hash = stress_hash,
-	};
-	u64 seed = sdlf_clock_seed(), msec = 3000, ops = 1000000, val;
+	u64 seed = sdlf_clock_seed(), msec = 3000, phase_ms = 100;
+	u64 ops = 1000000, val, end, now;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int nthreads = cpus * 2 < 4 ? 4 : cpus * 2;
-	unsigned long calls = 0, ok = 0, stale = 0, lookups = 0, invisible = 0;
-	struct stackdepot_lf_stats stats;
-	unsigned int seen[STRESS_STACKS] = { };
 	struct stress_thread *threads;
-	pthread_t resetter, walker;
+	struct stress_totals tot = { };
 	struct sdlf_rng rng;
 	struct stress s = { };
 	unsigned int i;
-	int opt, n;
+	int opt;
 
-	while ((opt = getopt(argc, argv, "s:t:d:n:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:d:p:n:h")) != -1) {
 		if (opt == 'h') {
 			print_usage(argv[0]);
 			return 0;
@@ -345,6 +577,7 @@ int main(int argc, char **argv)
 		if (opt == 's') {
 			seed = val;
 		} else if (opt == 't') {
+			/* Room for the resetter, walker, staller and main. */
 			if (!val || val > SDLF_MAX_THREADS - 4) {
 				print_usage(argv[0]);
 				return 2;
@@ -352,6 +585,12 @@ int main(int argc, char **argv)
 			nthreads = val;
 		} else if (opt == 'd') {
 			msec = val;
+		} else if (opt == 'p') {
+			if (!val) {
+				print_usage(argv[0]);
+				return 2;
+			}
+			phase_ms = val;
 		} else {
 			ops = val;
 		}
@@ -361,90 +600,54 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	printf("stress: seed %llu, %u inserters, %llu ms, %llu ops each\n",
+	printf("stress: seed %llu, %u inserters, %llu ms in phases of %llu ms, %llu ops each\n",
 	       (unsigned long long)seed, nthreads, (unsigned long long)msec,
-	       (unsigned long long)ops);
+	       (unsigned long long)phase_ms, (unsigned long long)ops);
 	fflush(stdout);
 	s.seed = seed;
 	s.ops = ops;
 	rng.state = seed;
 	for (i = 0; i < STRESS_STACKS; i++)
 		s.depth[i] = 1 + sdlf_rng_below(&rng, STRESS_DEPTH + 4);
-	s.first = calloc((size_t)STRESS_GENS * STRESS_STACKS,
-			 sizeof(u32));
+	s.first = calloc((size_t)STRESS_GENS * STRESS_STACKS, sizeof(u32));
 	threads = calloc(nthreads, sizeof(*threads));
-	s.depot = stackdepot_lf_create(&p);
-	if (!s.first || !threads || IS_ERR(s.depot)) {
+	if (!s.first || !threads) {
 		fprintf(stderr, "stress: setup failed\n");
 		return 1;
 	}
-	s.tag0 = stackdepot_lf_generation(s.depot);
+	/* Global, and set before any thread runs: see harness.h. */
+	sdlf_stub_activate((void *)sdlf_hash, (void *)stress_hash);
 
-	s.running = nthreads;
-	s.deadline = sdlf_now_ns() + msec * 1000000ULL;
-	for (i = 0; i < nthreads; i++) {
-		threads[i].s = &s;
-		threads[i].nr = i;
-		if (pthread_create(&threads[i].tid, NULL, stress_insert,
-				   &threads[i]))
-			abort();
-	}
-	if (pthread_create(&resetter, NULL, stress_resetter, &s) ||
-	    pthread_create(&walker, NULL, stress_walker, &s))
-		abort();
-	for (i = 0; i < nthreads; i++) {
-		pthread_join(threads[i].tid, NULL);
-		calls += threads[i].calls;
-		ok += threads[i].ok;
-		stale += threads[i].stale;
-		lookups += threads[i].lookups;
-		invisible += threads[i].invisible;
-	}
-	pthread_join(resetter, NULL);
-	pthread_join(walker, NULL);
+	now = sdlf_now_ns();
+	end = now + msec * 1000000ULL;
+	do {
+		stress_phase(&s, threads, nthreads, &rng,
+			     min(now + phase_ms * 1000000ULL, end), &tot);
+		now = sdlf_now_ns();
+	} while (now < end && !s.errors);
+	sdlf_stub_deactivate();
 
-	stackdepot_lf_stats(s.depot, &stats);
-	if (stats.hits + stats.inserts + stats.drops_full + stats.drops_probe +
-	    stats.drops_too_deep + stats.drops_busy + stats.drops_context !=
-	    calls)
-		stress_error(&s, "stats do not add up to %lu calls", calls);
-	if (stats.drops_context != invisible)
-		stress_error(&s, "drops_context %llu, %lu calls refused",
-			     (unsigned long long)stats.drops_context, invisible);
-	if (stats.hits + stats.inserts != ok)
-		stress_error(&s, "hits + inserts %llu != %lu ids",
-			     (unsigned long long)(stats.hits + stats.inserts),
-			     ok);
-	if (stats.resets != s.resets)
-		stress_error(&s, "%llu resets counted, %lu done",
-			     (unsigned long long)stats.resets, s.resets);
-	if (stats.arena_used > stats.arena_size ||
-	    stats.records > stats.max_records)
-		stress_error(&s, "over capacity");
-	n = stress_walk(&s, seen, true);
-	if (n != (int)stats.records)
-		stress_error(&s, "walk saw %d records, stats say %u", n,
-			     stats.records);
-	/* Lost races were counted exactly: the arena adds up. */
-	if (stats.arena_used - stats.arena_lost != s.record_bytes)
-		stress_error(&s, "arena used %llu - lost %llu != %llu in records",
-			     (unsigned long long)stats.arena_used,
-			     (unsigned long long)stats.arena_lost,
-			     (unsigned long long)s.record_bytes);
+	/* A busy phase outgrows its first two chunks in a few ms. */
+	if (tot.grown * 2 < tot.busy)
+		stress_error(&s, "only %lu of %lu busy phases grew", tot.grown,
+			     tot.busy);
 
+	printf("stress: %lu phases, %lu of %lu busy ones grew (up to %llu chunks), %lu pauses of growth\n",
+	       tot.phases, tot.grown, tot.busy,
+	       (unsigned long long)tot.max_chunks, tot.pauses);
 	printf("stress: %lu calls, %lu ids, %lu lookups (%lu stale)\n",
-	       calls, ok, lookups, stale);
-	printf("stress: %lu resets, %lu walks (%lu stale)\n", s.resets,
-	       s.walks, s.walks_stale);
+	       tot.calls, tot.ok, tot.lookups, tot.stale);
+	printf("stress: %lu resets, %lu walks (%lu stale)\n", tot.resets,
+	       tot.walks, tot.walks_stale);
 	printf("stress: hits %llu inserts %llu lost_races %llu\n",
-	       (unsigned long long)stats.hits, (unsigned long long)stats.inserts,
-	       (unsigned long long)stats.lost_races);
-	printf("stress: drops full %llu probe %llu too_deep %llu busy %llu\n",
-	       (unsigned long long)stats.drops_full,
-	       (unsigned long long)stats.drops_probe,
-	       (unsigned long long)stats.drops_too_deep,
-	       (unsigned long long)stats.drops_busy);
-	stackdepot_lf_destroy(s.depot);
+	       (unsigned long long)tot.hits, (unsigned long long)tot.inserts,
+	       (unsigned long long)tot.lost_races);
+	printf("stress: drops full %llu grow %llu probe %llu too_deep %llu busy %llu\n",
+	       (unsigned long long)tot.drops_full,
+	       (unsigned long long)tot.drops_grow,
+	       (unsigned long long)tot.drops_probe,
+	       (unsigned long long)tot.drops_too_deep,
+	       (unsigned long long)tot.drops_busy);
 	free(threads);
 	free(s.first);
 	if (s.errors) {
