@@ -20,8 +20,12 @@ struct dentry;
 #define TRACE_STACKMAP_MAX_DEPTH	128U
 /* Typical depth of a traced kernel stack; sizes the depot's chunks. */
 #define TRACE_STACKMAP_EXPECTED_DEPTH	16U
-/* Default capacity, in distinct stacks, of a depot. */
-#define TRACE_STACKMAP_DEFAULT_SIZE	8192U
+/*
+ * Default capacity, in distinct stacks, of a depot: its table, the only
+ * part sized by the capacity, takes 128 KiB; records take memory as they
+ * come, so that a depot holding a few hundred stacks stays under 256 KiB.
+ */
+#define TRACE_STACKMAP_DEFAULT_SIZE	16384U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
 
