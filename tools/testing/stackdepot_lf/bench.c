@@ -7,10 +7,14 @@
  * frames shared as in real call chains) drawn with Zipf popularity from a
  * fixed seed. For 1..N threads it times get_id hits (with and without
  * reference counting), get_id inserts, lookups and, as the baseline, a
- * memcpy() of the frames into a ring buffer; it prints the median ns per
- * operation per thread and the ratio to the baseline. With valgrind
- * installed it also counts instructions per operation in the single-thread
- * case, from two callgrind runs of different lengths.
+ * memcpy() of the frames into a ring buffer, and a hit on one 4-frame
+ * stack; it prints the median ns per operation per thread and the ratio
+ * to the baseline. With valgrind installed it also counts instructions per
+ * operation in the single-thread case, from two callgrind runs of
+ * different lengths: all of them, and those of the library alone (the
+ * depot call without the shim's read side, which in the kernel is
+ * preempt_disable()). The Makefile builds the library for this program
+ * as the kernel would: gcc -O2 without SSE, so without vectorised loops.
  */
 #include <getopt.h>
 #include <time.h>
@@ -26,7 +30,8 @@
 #define BENCH_MAX_THR	16
 #define BENCH_MAX_REPS	99
 #define JSON_ROW	"    {\"op\": \"%s\", \"threads\": %u, \"ns_per_op\": %.2f, " \
-			"\"ratio_to_baseline\": %.3f, \"instr_per_op\": %llu}%s\n"
+			"\"ratio_to_baseline\": %.3f, \"instr_per_op\": %llu, " \
+			"\"lib_instr_per_op\": %llu}%s\n"
 
 enum bench_op {
 	OP_BASELINE,
@@ -35,18 +40,34 @@ enum bench_op {
 	OP_INSERT,
 	OP_LOOKUP,
 	OP_RCU,
+	OP_HIT4,
 	NR_OPS,
 };
 
 static const char *const op_names[NR_OPS] = {
 	"memcpy_baseline", "get_id_hit", "get_id_hit_refs", "get_id_insert",
-	"lookup", "shim_rcu_pair",
+	"lookup", "shim_rcu_pair", "get_id_hit_4_frames",
+};
+
+/* The library function each op calls, for its own instruction count */
+static const char *const op_fn[NR_OPS] = {
+	[OP_HIT] = "stackdepot_lf_get_id",
+	[OP_HIT_REFS] = "stackdepot_lf_get_id",
+	[OP_INSERT] = "stackdepot_lf_get_id",
+	[OP_LOOKUP] = "stackdepot_lf_lookup",
+	[OP_HIT4] = "stackdepot_lf_get_id",
+};
+
+/* A 4-frame kernel-like stack, for the shortest hit the adapter makes. */
+static unsigned long stack4[4] = {
+	0xffffffff81234560UL, 0xffffffff81345670UL,
+	0xffffffff81456780UL, 0xffffffff81567890UL,
 };
 
 static unsigned long *stacks[BENCH_STACKS];
 static u32 depths[BENCH_STACKS];
 static u32 seq[BENCH_SEQ];
-static stackdepot_lf_id_t ids[BENCH_STACKS];
+static stackdepot_lf_id_t ids[BENCH_STACKS], id4;
 static struct stackdepot_lf *depot, *depot_refs;
 static unsigned long ops = 200000;
 static pthread_barrier_t barrier;
@@ -97,6 +118,8 @@ static void populate(struct stackdepot_lf *d, unsigned int n)
 		/* Growth runs between bursts of new stacks, untimed. */
 		sdlf_grow_flush(d);
 	}
+	if (d == depot_refs && stackdepot_lf_get_id(d, stack4, 4, &id4))
+		abort();
 }
 
 /* Run @op for @n operations starting at @start; returns ops done. */
@@ -139,6 +162,9 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 			break;
 		case OP_LOOKUP:
 			acc += stackdepot_lf_lookup(depot, ids[s], buf, 64, NULL);
+			break;
+		case OP_HIT4:
+			acc += stackdepot_lf_get_id(depot_refs, stack4, 4, &id);
 			break;
 		default:
 			sdlf_read_lock();
@@ -223,18 +249,26 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Instructions executed by "bench -C op -n n" under callgrind, or 0. */
+/*
+ * Instructions executed by "bench -C op -n n" under callgrind, or 0; with
+ * @fn, only those inside @fn, not counting the shim's read side, whose
+ * functions toggle the collection off while they run.
+ */
 static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
-			   unsigned long n)
+			   unsigned long n, const char *fn)
 {
-	char cmd[1024], line[512];
+	char cmd[1024], line[512], toggle[256] = "";
 	unsigned long long v = 0;
 	FILE *f;
 	char *p;
 
+	if (fn)
+		snprintf(toggle, sizeof(toggle),
+			 "--toggle-collect=%s --toggle-collect=sdlf_read_lock "
+			 "--toggle-collect=sdlf_read_unlock", fn);
 	snprintf(cmd, sizeof(cmd),
-		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null '%s' -C %d -n %lu -s %llu 2>&1",
-		 exe, op, n,
+		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null %s '%s' -C %d -n %lu -s %llu 2>&1",
+		 toggle, exe, op, n,
 		 (unsigned long long)seed);
 	f = popen(cmd, "r");
 	if (!f)
@@ -263,11 +297,12 @@ static void print_usage(const char *prog)
 int main(int argc, char **argv)
 {
 	static const enum bench_op table_ops[] = {
-		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_INSERT, OP_LOOKUP, OP_RCU,
+		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_HIT4, OP_INSERT, OP_LOOKUP,
+		OP_RCU,
 	};
 	double ns[NR_OPS][BENCH_MAX_THR + 1], runs[BENCH_MAX_REPS];
 	u64 seed = 1, val, reps = 5, maxthr = sysconf(_SC_NPROCESSORS_ONLN);
-	u64 instr[NR_OPS] = { };
+	u64 instr[NR_OPS] = { }, lib_instr[NR_OPS] = { };
 	long cg_op = -1;
 	bool grind = true;
 	const char *json = NULL;
@@ -357,10 +392,15 @@ int main(int argc, char **argv)
 			enum bench_op op = table_ops[k];
 			unsigned long n1 = op == OP_INSERT ? 1024 : 10000;
 			unsigned long n2 = op == OP_INSERT ? 3072 : 30000;
-			u64 a = callgrind_instr(exe, seed, op, n1);
-			u64 b = callgrind_instr(exe, seed, op, n2);
+			u64 a = callgrind_instr(exe, seed, op, n1, NULL);
+			u64 b = callgrind_instr(exe, seed, op, n2, NULL);
 
 			instr[op] = a && b > a ? (b - a) / (n2 - n1) : 0;
+			if (!op_fn[op])
+				continue;
+			a = callgrind_instr(exe, seed, op, n1, op_fn[op]);
+			b = callgrind_instr(exe, seed, op, n2, op_fn[op]);
+			lib_instr[op] = a && b > a ? (b - a) / (n2 - n1) : 0;
 		}
 	}
 
@@ -371,24 +411,29 @@ int main(int argc, char **argv)
 	       (unsigned long long)reps, ops);
 	printf("(inserts: %u new stacks x 8 rounds); (x) = ratio to %s\n",
 	       BENCH_STACKS, op_names[OP_BASELINE]);
-	printf("%-16s", "op");
+	printf("%-20s", "op");
 	for (thr = 1; thr <= maxthr; thr++)
 		printf("  %10u thr%s", thr, thr > 1 ? "s" : " ");
-	printf("  %9s\n", "instr/op");
+	printf("  %9s  %9s\n", "instr/op", "lib instr");
 	for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
 		enum bench_op op = table_ops[k];
 
-		printf("%-16s", op_names[op]);
+		printf("%-20s", op_names[op]);
 		for (thr = 1; thr <= maxthr; thr++)
 			printf("  %6.1f (%4.2fx)", ns[op][thr],
 			       ns[op][thr] / ns[OP_BASELINE][thr]);
 		if (instr[op])
-			printf("  %9llu\n", (unsigned long long)instr[op]);
+			printf("  %9llu", (unsigned long long)instr[op]);
+		else
+			printf("  %9s", "-");
+		if (lib_instr[op])
+			printf("  %9llu\n", (unsigned long long)lib_instr[op]);
 		else
 			printf("  %9s\n", "-");
 	}
-	printf("shim_rcu_pair: harness overhead included in every depot op above;\n");
-	printf("the kernel's read side is preempt_disable() and costs about nothing.\n");
+	printf("shim_rcu_pair: harness overhead included in every depot op's ns and\n");
+	printf("instr/op above, not in lib instr; the kernel's read side is\n");
+	printf("preempt_disable() and costs about nothing.\n");
 
 	if (json)
 		jf = fopen(json, "w");
@@ -409,6 +454,7 @@ int main(int argc, char **argv)
 				fprintf(jf, JSON_ROW, op_names[op], thr, ns[op][thr],
 					ns[op][thr] / ns[OP_BASELINE][thr],
 					thr == 1 ? (unsigned long long)instr[op] : 0ULL,
+					thr == 1 ? (unsigned long long)lib_instr[op] : 0ULL,
 					k == ARRAY_SIZE(table_ops) - 1 &&
 					thr == maxthr ? "" : ",");
 		}
