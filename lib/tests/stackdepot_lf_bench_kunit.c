@@ -504,9 +504,77 @@ static void test_bench_memory(struct kunit *test)
 		   div64_u64(stats.mem_allocated, SDLF_BENCH_STACKS));
 }
 
+/* Print one point of the memory curve of @depot. */
+static void bench_growth_point(struct kunit *test, struct stackdepot_lf *depot)
+{
+	struct stackdepot_lf_stats st;
+
+	stackdepot_lf_stats(depot, &st);
+	kunit_info(test, "growth=curve stacks=%u mem_used=%llu mem_allocated=%llu chunks=%u\n",
+		   st.records, st.mem_used, st.mem_allocated, st.chunks);
+}
+
+/*
+ * Memory against stacks stored, from empty to the cap, in a depot of the
+ * workload's capacity with hit counters (as the ftrace adapter makes
+ * them); then the same stacks arriving back to back, faster than growth
+ * adds chunks. In UML, irq_work runs from the next timer tick.
+ */
+static void test_bench_growth(struct kunit *test)
+{
+	struct stackdepot_lf_params params = {
+		.max_records	= SDLF_BENCH_STACKS,
+		.max_depth	= SDLF_BENCH_MAX_DEPTH,
+		.flags		= STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct bench *b = test->priv;
+	struct stackdepot_lf *depot;
+	struct stackdepot_lf_stats st;
+	stackdepot_lf_id_t id;
+	u64 need = 0;
+	u32 s;
+
+	depot = stackdepot_lf_create(&params);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	bench_growth_point(test, depot);
+	for (s = 0; s < SDLF_BENCH_STACKS; s++) {
+		KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id(depot,
+							      stack_of(b->frames, s),
+							      b->depth[s], &id));
+		sdlf_grow_flush(depot);
+		need += 16 + 8 * b->depth[s];
+		if ((s + 1) % 256 == 0)
+			bench_growth_point(test, depot);
+	}
+	stackdepot_lf_stats(depot, &st);
+	KUNIT_EXPECT_EQ(test, st.records, SDLF_BENCH_STACKS);
+	kunit_info(test, "growth=full stacks=%u need=%llu table=%llu mem_used=%llu mem_allocated=%llu\n",
+		   st.records, need, (u64)st.table_slots * sizeof(u32),
+		   st.mem_used, st.mem_allocated);
+
+	/* A burst: every stack new, growth queued but not waited for. */
+	depot = stackdepot_lf_create(&params);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	for (s = 0; s < SDLF_BENCH_STACKS; s++)
+		if (stackdepot_lf_get_id(depot, stack_of(b->frames, s),
+					 b->depth[s], &id))
+			continue;
+	stackdepot_lf_stats(depot, &st);
+	kunit_info(test, "growth=burst stacks=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u\n",
+		   SDLF_BENCH_STACKS, st.inserts, st.drops_grow, st.drops_full,
+		   st.chunks);
+	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
+			st.drops_probe, (u64)SDLF_BENCH_STACKS);
+}
+
 static struct kunit_case stackdepot_lf_bench_cases[] = {
 	KUNIT_CASE_SLOW(test_bench_ops),
 	KUNIT_CASE_SLOW(test_bench_memory),
+	KUNIT_CASE_SLOW(test_bench_growth),
 	{}
 };
 
