@@ -27,6 +27,7 @@ def kernel_part(path):
     if not os.path.exists(path):
         return None
     ops, mem, info, cases = [], [], {}, {}
+    growth = {'curve': [], 'full': None, 'burst': None}
     for line in open(path, errors='replace'):
         line = line.strip()
         m = re.match(r'(not ok|ok) \d+ (test_bench_\w+)', line)
@@ -43,9 +44,17 @@ def kernel_part(path):
         elif 'mem' in kv:
             mem.append({'what': kv['mem'], 'bytes': int(kv['bytes']),
                         'per_stack': int(kv['per_stack'])})
+        elif 'growth' in kv:
+            what = kv.pop('growth')
+            row = {k: int(v) for k, v in kv.items()}
+            if what == 'curve':
+                growth['curve'].append(row)
+            else:
+                growth[what] = row
         else:
             info.update(kv)
-    return {'info': info, 'ops': ops, 'memory': mem, 'cases': cases}
+    return {'info': info, 'ops': ops, 'memory': mem, 'growth': growth,
+            'cases': cases}
 
 
 def vm_part(path):
@@ -125,6 +134,28 @@ def print_kernel(k):
     for m in k['memory']:
         print('  %-40s %8d B/stack %10d B' % (names.get(m['what'], m['what']),
                                               m['per_stack'], m['bytes']))
+    g = k.get('growth', {})
+    if g.get('curve'):
+        print()
+        print('Depot memory against stacks stored (capacity %d, hit counters on, '
+              'growth let run after each insert)' % g['curve'][-1]['stacks'])
+        print('  %8s %12s %14s %7s' % ('stacks', 'mem_used', 'mem_allocated',
+                                       'chunks'))
+        for r in g['curve']:
+            print('  %8d %12d %14d %7d' % (r['stacks'], r['mem_used'],
+                                           r['mem_allocated'], r['chunks']))
+    f = g.get('full')
+    if f:
+        print('  at the cap: %d bytes allocated, %d in records and counters; '
+              'sum of 16 + 8 x depth %d, table %d'
+              % (f['mem_allocated'], f['mem_used'], f['need'], f['table']))
+    b = g.get('burst')
+    if b:
+        print('  burst of %d new stacks back to back: %d stored, %d dropped '
+              'waiting for growth (%.1f%%), %d chunks at the end (UML runs '
+              'irq_work from the timer tick)'
+              % (b['stacks'], b['inserts'], b['drops_grow'],
+                 100.0 * b['drops_grow'] / b['stacks'], b['chunks']))
     bad = [c for c, ok in k['cases'].items() if not ok]
     if bad or not k['cases']:
         print('  FAILED cases: %s' % (', '.join(bad) or 'no results'))
@@ -144,16 +175,20 @@ def print_harness(h):
     for r in h['results']:
         if r['op'] not in ops:
             ops.append(r['op'])
-    print('  %-18s' % 'op' + ''.join('%16s' % ('%d thread%s' % (t, 's' if t > 1 else ''))
-                                     for t in threads) + '%11s' % 'instr/op')
+    print('  %-20s' % 'op' + ''.join('%16s' % ('%d thread%s' % (t, 's' if t > 1 else ''))
+                                     for t in threads) + '%11s%11s' % ('instr/op',
+                                                                    'lib instr'))
     for op in ops:
         rows = {r['threads']: r for r in h['results'] if r['op'] == op}
         cells = ''.join('%16s' % ('%.1f (%.2fx)' % (rows[t]['ns_per_op'],
                                                     rows[t]['ratio_to_baseline'])
                                   if t in rows else '-') for t in threads)
         instr = rows.get(1, {}).get('instr_per_op') or '-'
-        print('  %-18s%s%11s' % (op, cells, instr))
-    print('  (x) = ratio to memcpy_baseline of the same thread count\n')
+        lib = rows.get(1, {}).get('lib_instr_per_op') or '-'
+        print('  %-20s%s%11s%11s' % (op, cells, instr, lib))
+    print('  (x) = ratio to memcpy_baseline of the same thread count; lib instr:')
+    print('  the library alone (built as the kernel builds it), without the')
+    print('  harness\'s read side\n')
 
 
 def print_vm(v, vi):
@@ -175,20 +210,21 @@ def print_vm(v, vi):
     for w, s in v['stats'].items():
         if w == 'default':
             continue
-        print('  %s depot: %d records, %d hits, %d inserts, drops full %d probe %d '
-              'too deep %d busy %d'
+        print('  %s depot: %d records, %d hits, %d inserts, drops full %d grow %d '
+              'probe %d too deep %d busy %d; %d bytes allocated, %d in use'
               % (w, s.get('records', 0), s.get('hits', 0), s.get('inserts', 0),
-                 s.get('drops_full', 0), s.get('drops_probe', 0),
-                 s.get('drops_too_deep', 0), s.get('drops_busy', 0)))
+                 s.get('drops_full', 0), s.get('drops_grow', 0),
+                 s.get('drops_probe', 0), s.get('drops_too_deep', 0),
+                 s.get('drops_busy', 0), s.get('mem_allocated', 0),
+                 s.get('mem_used', 0)))
     d = v['stats'].get('default', {})
     if d:
-        print('  default capacity: %d stacks, %d bytes allocated when the option is '
-              'first set' % (d.get('size', 0), d.get('mem_on_enable', 0)))
+        print('  default capacity: %d stacks' % d.get('capacity', 0))
     print('  TCG inflates absolute times and its wall clock is noisy; icount '
           'figures repeat exactly.\n')
 
 
-def targets(k, v, vi):
+def targets(k, h, v, vi):
     """The issue's targets, each met, missed or unknown (None)."""
     t = []
     ops = {r['op']: r['ns_per_call'] for r in (k or {}).get('ops', [])}
@@ -206,12 +242,17 @@ def targets(k, v, vi):
         ops.get('lf_get_id_insert'), ops.get('stack_depot_save_insert'), True)
     cmp('memory per stack <= 16 + 8 x depth, bytes (all stacks)',
         mem.get('lf_record'), mem.get('lf_target'))
-    for w, r in (v or {}).get('workloads', {}).items():
-        cmp('tracing cost per event, stackmap on <= off (%s), TCG ns' % w,
-            r['ns_per_event_on'], r['ns_per_event_off'])
+    f = (k or {}).get('growth', {}).get('full')
+    cmp('depot memory at the cap <= 1.25 x sum(16 + 8 x depth) + table, bytes',
+        f and f['mem_allocated'], f and 1.25 * f['need'] + f['table'])
+    lib = {r['op']: r.get('lib_instr_per_op') for r in (h or {}).get('results', [])
+           if r['threads'] == 1}
+    cmp('get_id hit of a 4-frame stack, callgrind instructions of the library',
+        lib.get('get_id_hit_4_frames') or None, 130)
+    # Judged on -icount only: TCG wall time flips from run to run.
     for w, r in (vi or {}).get('workloads', {}).items():
-        cmp('tracing cost per event, stackmap on <= off (%s), instructions' % w,
-            r['ns_per_event_on'], r['ns_per_event_off'])
+        cmp('tracing cost per event, stackmap on / off (%s), instructions' % w,
+            r['ratio_on_off'], 1.01)
     return t
 
 
@@ -229,12 +270,13 @@ def main():
     print_kernel(k)
     print_harness(h)
     print_vm(v, vi)
-    tg = targets(k, v, vi)
+    tg = targets(k, h, v, vi)
     print('Targets')
     for x in tg:
         state = {True: 'met', False: 'MISSED', None: 'unknown'}[x['met']]
-        print('  %-7s %s: %s vs %s' % (state, x['target'], fmt(x['value']),
-                                       fmt(x['limit'])))
+        spec = '.3f' if isinstance(x['limit'], float) and x['limit'] < 10 else '.1f'
+        print('  %-7s %s: %s vs %s' % (state, x['target'], fmt(x['value'], spec),
+                                       fmt(x['limit'], spec)))
 
     json.dump({'kernel': k, 'harness': h, 'vm': v, 'vm_icount': vi,
                'targets': tg},
