@@ -263,9 +263,9 @@ static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
 	char *p;
 
 	if (fn)
-		snprintf(toggle, sizeof(toggle),
-			 "--toggle-collect=%s --toggle-collect=sdlf_read_lock "
-			 "--toggle-collect=sdlf_read_unlock", fn);
+		snprintf(toggle, sizeof(toggle), "--toggle-collect=%s %s %s", fn,
+			 "--toggle-collect=sdlf_read_lock",
+			 "--toggle-collect=sdlf_read_unlock");
 	snprintf(cmd, sizeof(cmd),
 		 "valgrind --tool=callgrind --callgrind-out-file=/dev/null %s '%s' -C %d -n %lu -s %llu 2>&1",
 		 toggle, exe, op, n,

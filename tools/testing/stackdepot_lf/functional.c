@@ -1658,7 +1658,8 @@ static void test_mem_size(void)
 	p = q;
 	p.expected_depth = STACKDEPOT_LF_DEFAULT_DEPTH;
 	EXPECT_EQ(stackdepot_lf_mem_size(&p), stackdepot_lf_mem_size(&q));
-	q.max_depth = p.max_depth = 8;
+	p.max_depth = 8;
+	q.max_depth = 8;
 	p.expected_depth = 8;
 	EXPECT_EQ(stackdepot_lf_mem_size(&p), stackdepot_lf_mem_size(&q));
 	/* Counter blocks add the table of blocks and one block. */

@@ -66,10 +66,11 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 /* The library names the pair of each; here they only map to C11. */
-#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 /* As above: an acquire or release is only as good as its pair. */
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/* Orders loads before later loads, as the kernel's does; as above. */
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
 /* Returns the value found, like the kernel's; a failure orders nothing. */
 #define cmpxchg_release(p, old, new) ({					\

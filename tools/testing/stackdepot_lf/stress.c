@@ -187,7 +187,7 @@ static void check_lookup(struct stress_thread *t, u32 raw, u32 nr,
 	t->lookups++;
 	if (ret == -ESTALE) {
 		if (epoch_still(epoch, epoch_now(s)))
-			stress_error(s, "id %#x of stack %u is stale, but no reset ran since its get_id",
+			stress_error(s, "id %#x of stack %u stale, no reset since",
 				     raw, nr);
 		t->stale++;
 		return;
@@ -518,7 +518,7 @@ static void stress_phase(struct stress *s, struct stress_thread *threads,
 	if (after.hits != stats.hits || after.chunks != stats.chunks ||
 	    after.mem_allocated != stats.mem_allocated || after.arena_used ||
 	    after.chunk_ends || after.arena_lost || after.records)
-		stress_error(s, "reset lost hits (%llu, %llu before) or chunks (%u, %u before), or kept records",
+		stress_error(s, "reset: hits %llu (%llu), chunks %u (%u), or records",
 			     (unsigned long long)after.hits,
 			     (unsigned long long)stats.hits, after.chunks,
 			     stats.chunks);
@@ -632,7 +632,7 @@ int main(int argc, char **argv)
 		stress_error(&s, "only %lu of %lu busy phases grew", tot.grown,
 			     tot.busy);
 
-	printf("stress: %lu phases, %lu of %lu busy ones grew (up to %llu chunks), %lu pauses of growth\n",
+	printf("stress: %lu phases, %lu of %lu busy grew (<= %llu chunks), %lu pauses\n",
 	       tot.phases, tot.grown, tot.busy,
 	       (unsigned long long)tot.max_chunks, tot.pauses);
 	printf("stress: %lu calls, %lu ids, %lu lookups (%lu stale)\n",
