@@ -49,7 +49,7 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 /*
  * Bytes a record of @depth frames takes in its chunk: an 8-byte header and
  * the frames, in 8-byte units (an odd depth leaves 4 bytes of padding on
- * 32-bit). With %STACKDEPOT_LF_COUNT_REFS, each record also has a 4-byte
+ * 32-bit). With %STACKDEPOT_LF_COUNT_REFS, each record also has a long
  * hit counter per stripe (see stackdepot_lf_stats.mem_used).
  */
 #define STACKDEPOT_LF_RECORD_SIZE(depth) \

@@ -81,7 +81,8 @@
  *   SDLF_REF_BLOCK counters apart (its own stripe, on machines with that
  *   few CPUs), so that CPUs hitting the same hot stack do not bounce one
  *   cache line between them; readers sum the stripes. Such depots keep no
- *   other hit counter: their hits are the sum of the ref counts.
+ *   other hit counter: their hits are the sum of the ref counts, which are
+ *   longs so that a hot stack's count does not wrap on 64-bit.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
  *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
  *   and summed without synchronisation.
@@ -157,7 +158,7 @@ struct stackdepot_lf {
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
 	u32 *slots;
 	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
-	atomic_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
+	atomic_long_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
 	struct sdlf_pcpu_stats __percpu *pcpu;
 
 	/* Written by inserts, on its own cache line. */
@@ -310,7 +311,7 @@ static __always_inline u32 sdlf_record_depth(const struct sdlf_record *rec)
 }
 
 /* The hit counter of record number @nr in stripe @stripe */
-static __always_inline atomic_t *sdlf_ref(struct stackdepot_lf *depot,
+static __always_inline atomic_long_t *sdlf_ref(struct stackdepot_lf *depot,
 					  u32 nr, u32 stripe)
 {
 	return &depot->ref_blocks[nr >> SDLF_REF_BLOCK_SHIFT]
@@ -322,19 +323,20 @@ static __always_inline void sdlf_count_hit(struct stackdepot_lf *depot,
 					   const struct sdlf_record *rec)
 {
 	if (depot->ref_blocks)
-		atomic_inc(sdlf_ref(depot, sdlf_record_nr(rec),
+		atomic_long_inc(sdlf_ref(depot, sdlf_record_nr(rec),
 				    sdlf_cpu() & (depot->ref_stripes - 1)));
 	else
 		sdlf_count(&depot->pcpu->hits);
 }
 
 /* Hits on record number @nr since it was stored */
-static u32 sdlf_read_refs(struct stackdepot_lf *depot, u32 nr)
+static unsigned long sdlf_read_refs(struct stackdepot_lf *depot, u32 nr)
 {
-	u32 stripe, refs = 0;
+	unsigned long refs = 0;
+	u32 stripe;
 
 	for (stripe = 0; stripe < depot->ref_stripes; stripe++)
-		refs += atomic_read(sdlf_ref(depot, nr, stripe));
+		refs += atomic_long_read(sdlf_ref(depot, nr, stripe));
 	return refs;
 }
 
@@ -724,7 +726,7 @@ static u64 sdlf_sum_refs(struct stackdepot_lf *depot, u32 records)
 	blocks = min(blocks, smp_load_acquire(&depot->nr_ref_blocks));
 	for (b = 0; b < blocks; b++)
 		for (i = 0; i < depot->ref_stripes * SDLF_REF_BLOCK; i++)
-			sum += (u32)atomic_read(&depot->ref_blocks[b][i]);
+			sum += (unsigned long)atomic_long_read(&depot->ref_blocks[b][i]);
 	return sum;
 }
 
@@ -754,7 +756,7 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 		/* Blocks growth adds now are zeroed already. */
 		for (b = 0; b < DIV_ROUND_UP(records, SDLF_REF_BLOCK); b++)
 			memset(depot->ref_blocks[b], 0, depot->ref_stripes *
-			       SDLF_REF_BLOCK * sizeof(atomic_t));
+			       SDLF_REF_BLOCK * sizeof(atomic_long_t));
 	}
 	atomic_set(&depot->nr_records, 0);
 	atomic_set(&depot->arena_used, 0);
@@ -858,7 +860,8 @@ EXPORT_SYMBOL_GPL(stackdepot_lf_iter_next);
 /* Bytes of one block of hit counters */
 static size_t sdlf_ref_block_size(struct stackdepot_lf *depot)
 {
-	return (size_t)depot->ref_stripes * SDLF_REF_BLOCK * sizeof(atomic_t);
+	return (size_t)depot->ref_stripes * SDLF_REF_BLOCK *
+	       sizeof(atomic_long_t);
 }
 
 void stackdepot_lf_stats(struct stackdepot_lf *depot,
@@ -893,7 +896,7 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 	stats->mem_used = stats->arena_used;
 	if (depot->ref_blocks) {
 		stats->mem_used += (u64)records * depot->ref_stripes *
-				   sizeof(atomic_t);
+				   sizeof(atomic_long_t);
 		/*
 		 * A reset adds the counters to hits_base before it clears
 		 * them; if one ran while they were summed, count only
@@ -977,7 +980,7 @@ static int sdlf_add_chunk(struct stackdepot_lf *depot)
 static int sdlf_add_ref_block(struct stackdepot_lf *depot)
 {
 	u32 n = depot->nr_ref_blocks;	/* only grow_lock holders write it */
-	atomic_t *block;
+	atomic_long_t *block;
 
 	block = kvzalloc(sdlf_ref_block_size(depot), GFP_KERNEL);
 	if (!block)
@@ -1127,9 +1130,9 @@ static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
 
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
 		size += DIV_ROUND_UP(params->max_records, SDLF_REF_BLOCK) *
-			sizeof(atomic_t *) +
+			sizeof(atomic_long_t *) +
 			(size_t)sdlf_ref_stripes() * SDLF_REF_BLOCK *
-			sizeof(atomic_t);
+			sizeof(atomic_long_t);
 	return size;
 }
 
@@ -1179,7 +1182,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 		depot->max_ref_blocks = DIV_ROUND_UP(params->max_records,
 						     SDLF_REF_BLOCK);
 		depot->ref_blocks = kvcalloc(depot->max_ref_blocks,
-					     sizeof(atomic_t *), GFP_KERNEL);
+					     sizeof(atomic_long_t *), GFP_KERNEL);
 	}
 	depot->mem_allocated = sdlf_mem_size(params, slots) -
 			       sdlf_initial_chunks(depot->max_chunks) *

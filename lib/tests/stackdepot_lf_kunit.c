@@ -699,11 +699,11 @@ static void test_ref_blocks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL * n);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)n);
 	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
-	/* Each record has one 4-byte counter per stripe, 1 to 8 stripes. */
+	/* Each record has one long counter per stripe, 1 to 8 stripes. */
 	counters = stats.mem_used - stats.arena_used;
-	KUNIT_EXPECT_EQ(test, counters % (4 * n), 0ULL);
-	KUNIT_EXPECT_GE(test, counters, 4ULL * n);
-	KUNIT_EXPECT_LE(test, counters, 32ULL * n);
+	KUNIT_EXPECT_EQ(test, counters % (sizeof(long) * n), 0ULL);
+	KUNIT_EXPECT_GE(test, counters, (u64)sizeof(long) * n);
+	KUNIT_EXPECT_LE(test, counters, 8ULL * sizeof(long) * n);
 
 	stackdepot_lf_reset(depot);
 	get_id(test, depot, 4, 0);

@@ -288,7 +288,7 @@ static void check_counters_in(struct model *m,
 	CHECK(st->arena_lost == 0 && st->lost_races == 0 &&
 	      st->drops_busy == 0 && st->drops_context == 0);
 	CHECK(st->arena_used <= (u64)st->chunks * st->chunk_size);
-	/* Each record has a 4-byte counter per stripe of its block. */
+	/* Each record has a long counter per stripe of its block. */
 	CHECK(st->mem_used == st->arena_used +
 	      (m->refs ? m->nr_ids * m->block_size / FUZZ_REF_BLOCK : 0));
 	CHECK(st->chunks == m->chunks && st->mem_allocated == m->mem);
