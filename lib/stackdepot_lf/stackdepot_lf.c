@@ -436,9 +436,18 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 	struct sdlf_record *rec;
 	int used, nr;
 
-	/* Checked first, so that a full depot takes no chunk space. */
-	if ((u32)atomic_read(&depot->nr_records) >= depot->max_records)
+	/*
+	 * Checked first, so that a full depot, or one whose next record has
+	 * no counter block yet, takes no chunk space: space reserved and
+	 * then given back after others took some would be lost.
+	 */
+	nr = atomic_read(&depot->nr_records);
+	if ((u32)nr >= depot->max_records)
 		goto full;
+	/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
+	if (depot->ref_blocks &&
+	    nr >> SDLF_REF_BLOCK_SHIFT >= smp_load_acquire(&depot->nr_ref_blocks))
+		goto grow;
 
 	used = atomic_read(&depot->arena_used);
 	do {

@@ -398,6 +398,11 @@ static void get_id_at(struct model *m, u32 nr, unsigned int depth, bool each)
 	track_state(&t, m);
 	if (m->nr_ids >= m->p.max_records)
 		goto full;
+	if (m->refs && m->nr_ids / FUZZ_REF_BLOCK >= m->blocks) {
+		/* No counter block: refused before it takes chunk space. */
+		track_req(&t, true);
+		goto grow;
+	}
 	size = RS(depth);
 	start = m->arena;
 	if (start % m->chunk_size + size > m->chunk_size)
