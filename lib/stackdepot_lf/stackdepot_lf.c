@@ -876,7 +876,7 @@ static size_t sdlf_ref_block_size(struct stackdepot_lf *depot)
 void stackdepot_lf_stats(struct stackdepot_lf *depot,
 			 struct stackdepot_lf_stats *stats)
 {
-	u32 state, records, used;
+	u32 state, records, used, lost;
 	unsigned int cpu;
 
 	memset(stats, 0, sizeof(*stats));
@@ -885,12 +885,17 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 
 	/* Pairs with the stores to ->state in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
+	/*
+	 * Lost numbers first: each was taken before it was lost, so
+	 * records cannot come out negative.
+	 */
+	lost = atomic_read(&depot->records_lost);
 	records = atomic_read(&depot->nr_records);
 	used = atomic_read(&depot->arena_used);
 	stats->generation = state >> depot->index_bits;
 	stats->resetting = state & SDLF_BUSY;
 	stats->index_bits = depot->index_bits;
-	stats->records = records - atomic_read(&depot->records_lost);
+	stats->records = records >= lost ? records - lost : 0;
 	stats->max_records = depot->max_records;
 	stats->max_depth = depot->max_depth;
 	stats->table_slots = depot->slot_mask + 1;
