@@ -212,11 +212,10 @@ static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
  * stackdepot_lf_create() - allocate an empty depot
  * @params: capacity; see struct stackdepot_lf_params for the ranges
  *
- * Allocates the table and two chunks of records, the first and a spare
- * (one, if one chunk holds the whole capacity). Further chunks are
- * added by a work item, queued from get_id through irq_work once a
- * generation starts using its last chunk, until @params->max_records
- * records of @params->max_depth frames would fit.
+ * Allocates the table and two chunks of records, the first and a spare.
+ * Further chunks are added by a work item, queued from get_id through
+ * irq_work once a generation starts using its last chunk, until
+ * @params->max_records records of @params->max_depth frames would fit.
  *
  * Context: Process context; may sleep.
  * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range or the

@@ -92,7 +92,8 @@
  * - get_id is lock-free: it probes at most SDLF_MAX_PROBE slots, and its
  *   only loops that can repeat are the compare-and-swap loops reserving
  *   chunk space and a record number, which fail only when another caller
- *   succeeded. Queueing an irq_work is a cmpxchg that does not loop.
+ *   succeeded. Queueing an irq_work takes a few atomic operations (and
+ *   on x86 a self-IPI); it never waits for the work to run.
  * - lookup is wait-free. An iteration step is wait-free, bounded by the
  *   table size.
  * - reset blocks: it takes a mutex and waits for an RCU grace period. It
@@ -280,8 +281,7 @@ EXPORT_SYMBOL_IF_KUNIT(sdlf_hash);
 /*
  * The record at granule @pos (a slot value minus one). The caller reached
  * @pos through a slot or a chunk count loaded with acquire, so the
- * directory it loads now holds the chunk; called in a read section, or
- * with grow_lock held.
+ * directory it loads now holds the chunk; called in a read section.
  */
 static __always_inline struct sdlf_record *
 sdlf_record_at(struct stackdepot_lf *depot, u32 pos)
