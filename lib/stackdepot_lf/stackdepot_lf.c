@@ -311,8 +311,8 @@ static __always_inline u32 sdlf_record_depth(const struct sdlf_record *rec)
 }
 
 /* The hit counter of record number @nr in stripe @stripe */
-static __always_inline atomic_long_t *sdlf_ref(struct stackdepot_lf *depot,
-					  u32 nr, u32 stripe)
+static __always_inline atomic_long_t *
+sdlf_ref(struct stackdepot_lf *depot, u32 nr, u32 stripe)
 {
 	return &depot->ref_blocks[nr >> SDLF_REF_BLOCK_SHIFT]
 		[stripe * SDLF_REF_BLOCK + (nr & (SDLF_REF_BLOCK - 1))];
@@ -324,7 +324,7 @@ static __always_inline void sdlf_count_hit(struct stackdepot_lf *depot,
 {
 	if (depot->ref_blocks)
 		atomic_long_inc(sdlf_ref(depot, sdlf_record_nr(rec),
-				    sdlf_cpu() & (depot->ref_stripes - 1)));
+					 sdlf_cpu() & (depot->ref_stripes - 1)));
 	else
 		sdlf_count(&depot->pcpu->hits);
 }
@@ -444,10 +444,12 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 	nr = atomic_read(&depot->nr_records);
 	if ((u32)nr >= depot->max_records)
 		goto full;
-	/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
-	if (depot->ref_blocks &&
-	    nr >> SDLF_REF_BLOCK_SHIFT >= smp_load_acquire(&depot->nr_ref_blocks))
-		goto grow;
+	if (depot->ref_blocks) {
+		/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
+		blocks = smp_load_acquire(&depot->nr_ref_blocks);
+		if (nr >> SDLF_REF_BLOCK_SHIFT >= blocks)
+			goto grow;
+	}
 
 	used = atomic_read(&depot->arena_used);
 	do {
