@@ -1110,7 +1110,8 @@ static u32 sdlf_chunk_shift(const struct stackdepot_lf_params *params)
 
 /*
  * Chunks for @params->max_records records of the maximum depth, the most a
- * generation can use, and one more for what chunk ends leave unused.
+ * generation can use (chunk ends included: each full chunk holds at least
+ * that many records), and the spare that growth keeps ahead.
  */
 static u32 sdlf_max_chunks(const struct stackdepot_lf_params *params,
 			   u32 shift)
