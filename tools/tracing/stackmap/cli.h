@@ -3,7 +3,7 @@
 #ifndef _STACKMAP_CLI_H
 #define _STACKMAP_CLI_H
 
-#include "stackmap.h"
+#include "libstackmap.h"
 
 /* Exit statuses: 1 for bad input or a failed operation, 2 for bad usage. */
 #define EXIT_USAGE	2

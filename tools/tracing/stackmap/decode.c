@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stackmap.h"
+#include "libstackmap.h"
 
 #define HDR_OFF(field)	offsetof(struct trace_stackmap_bin_header, field)
 #define REC_OFF(field)	offsetof(struct trace_stackmap_bin_record, field)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
+#include "libstackmap.h"
 
 static int ksym_cmp(const void *a, const void *b)
 {

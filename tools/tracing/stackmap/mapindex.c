@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackmap.h"
+#include "libstackmap.h"
 
 /**
  * smap_index_open() - validate a stream and index its records

@@ -20,7 +20,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "stackmap.h"
+#include "libstackmap.h"
 
 #define PLUGIN_EXPORT __attribute__((visibility("default")))
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stackmap: userspace decoder of the ftrace stack_map_bin stream.
+ * libstackmap: the library that reads the ftrace stack_map_bin stream:
+ * decoder, id index and symbolizer.
  *
  * The format is defined by <linux/trace_stackmap.h>, of which the decoder
  * uses the copy in tools/include/uapi (check-headers.sh keeps it equal to
@@ -13,8 +14,8 @@
  * struct smap_error with a one-line message that starts with the byte
  * offset of the bad field or item ("offset 48: ...") and returns -1.
  */
-#ifndef _STACKMAP_H
-#define _STACKMAP_H
+#ifndef _LIBSTACKMAP_H
+#define _LIBSTACKMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -192,4 +193,4 @@ void smap_format_frame(char *buf, size_t len, const struct ksyms *ks,
 		       uint64_t ip, enum smap_sym_style style,
 		       unsigned int flags);
 
-#endif /* _STACKMAP_H */
+#endif /* _LIBSTACKMAP_H */
