@@ -10,9 +10,10 @@
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
-typedef uint64_t u64;
+/* As in the kernel, on every architecture: printed with %llu. */
+typedef unsigned long long u64;
 typedef int32_t s32;
-typedef int64_t s64;
+typedef long long s64;
 
 /* Sparse annotations mean nothing to clang. */
 #define __bitwise
