@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the trace text parsers of expand and fold.
- *
- * Like tools/testing/radix-tree does with lib/xarray.c, this includes
- * trace.c itself, so that its static parsers are fuzzed as built, with
- * stubs for the few CLI helpers it calls.
+ * libFuzzer target for the trace text parsers of expand and fold
+ * (tracetext.c), linked as the CLI links them.
  */
-#include "trace.c"
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracetext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-void die_usage(const char *cmd)
-{
-	abort();
-}
-
-int report(const char *what, const struct smap_error *err)
-{
-	return EXIT_FAILURE;
-}
-
-int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out)
-{
-	*out = NULL;
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading trace text: the stack ids, comms and full stacks in the output
+ * of the trace or trace_pipe file (or of trace-cmd report), and the
+ * folded-stack counts fold gathers from them. Used by expand, fold and
+ * the trace text fuzz target; calls nothing of the CLI.
+ */
+#ifndef _STACKMAP_TRACETEXT_H
+#define _STACKMAP_TRACETEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * A stack id appears as "<stack_id 0x%08x>" (kernel_stack_id's print
+ * format), at the end of a line that has the usual context prefix
+ * ("comm-pid [cpu] flags timestamp: ") unless context-info is off. A
+ * full stack is a "<stack trace>" line and one " => symbol" line per
+ * frame.
+ */
+#define STACK_ID_TAG	"<stack_id 0x"
+#define STACK_TRACE_TAG	"<stack trace>"
+#define FRAME_TAG	" => "
+
+const char *find_stack_id(const char *line, uint32_t *id, const char **end);
+bool parse_comm(const char *line, char *comm, size_t len);
+
+/* A string -> count table; open addressing, grows at half full. */
+struct counts {
+	char **keys;
+	uint64_t *vals;
+	size_t nr, cap;
+};
+
+int counts_add(struct counts *c, const char *key, uint64_t n);
+void counts_free(struct counts *c);
+void counts_print(struct counts *c);
+
+/* A growing string for one folded stack. */
+struct fold_buf {
+	char *s;
+	size_t len, cap;
+};
+
+int fold_append(struct fold_buf *b, const char *sep, const char *s,
+		size_t len);
+int fold_trace(FILE *in, struct counts *ids, struct counts *full,
+	       unsigned int flags);
+
+#endif /* _STACKMAP_TRACETEXT_H */
