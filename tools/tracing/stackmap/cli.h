@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The stackmap subcommands; each returns the process exit status. */
+/* What the stackmap subcommands share. */
 #ifndef _STACKMAP_CLI_H
 #define _STACKMAP_CLI_H
 
@@ -7,11 +7,6 @@
 
 /* Exit statuses: 1 for bad input or a failed operation, 2 for bad usage. */
 #define EXIT_USAGE	2
-
-int cmd_dump(int argc, char **argv);
-int cmd_expand(int argc, char **argv);
-int cmd_fold(int argc, char **argv);
-int cmd_snapshot(int argc, char **argv);
 
 void die_usage(const char *cmd);
 int report(const char *what, const struct smap_error *err);

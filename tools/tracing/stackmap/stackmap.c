@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 
 static const char dump_help[] =
 	"Usage: stackmap dump [--json|--header] [--kallsyms FILE] FILE|-\n"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "tracetext.h"
 
 struct trace_opts {
