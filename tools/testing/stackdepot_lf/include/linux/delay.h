@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The KUnit suite's <linux/delay.h>: the harness keeps it in <linux/kernel.h>. */
+#include <linux/kernel.h>
