@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the stackmap subcommands share. */
+/* The helpers the stackmap subcommands share, in cli.c. */
 #ifndef _STACKMAP_CLI_H
 #define _STACKMAP_CLI_H
 
@@ -9,7 +9,21 @@
 #define EXIT_USAGE	2
 
 void die_usage(const char *cmd);
+int check_opt(int c, const char *cmd, const char *help);
 int report(const char *what, const struct smap_error *err);
 int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out);
+
+/* The options of expand and fold, the commands that read trace text. */
+struct trace_opts {
+	const char *map;
+	const char *kallsyms;
+	const char *trace;	/* NULL: stdin */
+	unsigned int sym_flags;	/* SMAP_SYM_* */
+};
+
+void parse_trace_opts(int argc, char **argv, const char *cmd,
+		      const char *help, struct trace_opts *o);
+int open_map(const struct trace_opts *o, struct smap_index *ix);
+FILE *open_trace(const char *path);
 
 #endif /* _STACKMAP_CLI_H */

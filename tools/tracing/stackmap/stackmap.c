@@ -60,42 +60,6 @@ static void usage(FILE *out)
 	      out);
 }
 
-void die_usage(const char *cmd)
-{
-	fprintf(stderr, "Try 'stackmap %s --help'.\n", cmd);
-	exit(EXIT_USAGE);
-}
-
-int report(const char *what, const struct smap_error *err)
-{
-	fprintf(stderr, "stackmap: %s: %s\n", what, err->msg);
-	return EXIT_FAILURE;
-}
-
-int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out)
-{
-	struct smap_error err;
-
-	*out = NULL;
-	if (!path)
-		return 0;
-	if (ksyms_load(ks, path, &err))
-		return report(path, &err);
-	*out = ks;
-	return 0;
-}
-
-/* Handle --help and the option errors shared by every command. */
-static int check_opt(int c, const char *cmd, const char *help)
-{
-	if (c == 'h') {
-		fputs(help, stdout);
-		exit(EXIT_SUCCESS);
-	}
-	die_usage(cmd);
-	return 0;
-}
-
 /* dump */
 
 /* "  [i] ", without printf. */

@@ -8,98 +8,12 @@
  * itself is in tracetext.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "tracetext.h"
-
-struct trace_opts {
-	const char *map;
-	const char *kallsyms;
-	const char *trace;
-	unsigned int sym_flags;
-};
-
-static void parse_trace_opts(int argc, char **argv, const char *cmd,
-			     const char *help, struct trace_opts *o)
-{
-	static const struct option opts[] = {
-		{ "map", required_argument, NULL, 'm' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "sym-offset", no_argument, NULL, 'O' },
-		{ "sym-addr", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ }
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "m:k:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			o->map = optarg;
-			break;
-		case 'k':
-			o->kallsyms = optarg;
-			break;
-		case 'O':
-			o->sym_flags |= SMAP_SYM_OFFSET;
-			break;
-		case 'A':
-			if (strcmp(cmd, "expand"))
-				die_usage(cmd);
-			o->sym_flags |= SMAP_SYM_ADDR;
-			break;
-		case 'h':
-			fputs(help, stdout);
-			exit(EXIT_SUCCESS);
-		default:
-			die_usage(cmd);
-		}
-	}
-	if (optind < argc - 1) {
-		fprintf(stderr, "stackmap %s: expected at most one TRACE\n",
-			cmd);
-		die_usage(cmd);
-	}
-	if (!o->map) {
-		fprintf(stderr, "stackmap %s: --map FILE is required\n", cmd);
-		die_usage(cmd);
-	}
-	o->trace = optind < argc ? argv[optind] : NULL;
-}
-
-static int open_map(const struct trace_opts *o, struct smap_index *ix)
-{
-	struct smap_error err;
-	FILE *f;
-
-	f = smap_open_seekable(o->map, &err);
-	if (!f)
-		return report(o->map, &err);
-	if (smap_index_open(ix, f, &err))
-		return report(o->map, &err);
-	if (!(ix->hdr.flags & TRACE_STACKMAP_BIN_ADDRS) && ix->hdr.nr_records)
-		fprintf(stderr,
-			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
-			o->map);
-	return 0;
-}
-
-static FILE *open_trace(const char *path)
-{
-	FILE *f;
-
-	if (!path || !strcmp(path, "-"))
-		return stdin;
-	f = fopen(path, "r");
-	if (!f)
-		fprintf(stderr, "stackmap: %s: %s\n", path, strerror(errno));
-	return f;
-}
 
 /* expand */
 
