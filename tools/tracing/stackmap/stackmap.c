@@ -2,9 +2,8 @@
 /*
  * stackmap: decode the ftrace stack map (Documentation/trace/ftrace-stackmap.rst).
  *
- * This file holds main(), which dispatches to the subcommands: "dump"
- * and "snapshot" are in cmd_dump.c and cmd_snapshot.c, "expand" and
- * "fold", which read trace text, in trace.c.
+ * This file holds main(), which dispatches to the subcommands; each is
+ * in a file of its own, cmd_<name>.c.
  */
 #include <errno.h>
 #include <stdlib.h>

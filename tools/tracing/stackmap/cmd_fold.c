@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "expand" and "fold": the subcommands that read trace text.
+ * "fold": folded stacks for flame graphs, from trace text or the map.
  *
- * Both read the output of the trace or trace_pipe file (or of trace-cmd
- * report) one line at a time; memory is bounded by the longest line, the
- * map index and, for fold, the distinct stacks. The reading of the text
- * itself is in tracetext.c.
+ * The trace is read one line at a time (tracetext.c); memory is bounded
+ * by the longest line, the map index and the distinct stacks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,107 +12,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "tracetext.h"
-
-/* expand */
-
-static const char expand_help[] =
-	"Usage: stackmap expand --map FILE [options] [TRACE|-]\n"
-	"\n"
-	"Copy trace or trace_pipe text, replacing each \"<stack_id 0x...>\" with\n"
-	"\"<stack trace>\" and \" => symbol\" lines, exactly as the kernel prints a\n"
-	"full stack. An id of another generation is left as it is and marked\n"
-	"\" [stale]\", an id missing from the map \" [unknown]\".\n"
-	"\n"
-	"  -m, --map FILE       the stack_map_bin the ids were issued by\n"
-	"  -k, --kallsyms FILE  symbolize with a saved /proc/kallsyms; else\n"
-	"                       addresses are printed as the kernel prints an\n"
-	"                       address that has no symbol\n"
-	"      --sym-offset     \"symbol+off/size\", as the sym-offset trace option\n"
-	"      --sym-addr       append \" <address>\", as the sym-addr trace option\n"
-	"  -h, --help           this text\n";
-
-int cmd_expand(int argc, char **argv)
-{
-	unsigned long nr_stale = 0, nr_unknown = 0;
-	struct ksyms ksbuf, *ks;
-	struct smap_index ix;
-	struct smap_record rec;
-	struct trace_opts o;
-	size_t cap = 0;
-	char *line = NULL;
-	char sym[512];
-	int ret;
-	FILE *in;
-
-	parse_trace_opts(argc, argv, "expand", expand_help, &o);
-	ret = load_kallsyms(&ksbuf, o.kallsyms, &ks);
-	if (ret)
-		return ret;
-	ret = open_map(&o, &ix);
-	if (ret)
-		goto out_ks;
-	in = open_trace(o.trace);
-	if (!in) {
-		ret = EXIT_FAILURE;
-		goto out_ix;
-	}
-	while (getline(&line, &cap, in) > 0) {
-		const char *tag, *end;
-		uint32_t id, i;
-
-		tag = find_stack_id(line, &id, &end);
-		if (!tag) {
-			fputs(line, stdout);
-			continue;
-		}
-		switch (smap_index_lookup(&ix, id, &rec)) {
-		case SMAP_FOUND:
-			fwrite(line, 1, tag - line, stdout);
-			fputs(STACK_TRACE_TAG, stdout);
-			fputs(end, stdout);
-			if (!strchr(end, '\n'))
-				putchar('\n');
-			for (i = 0; i < rec.depth; i++) {
-				smap_format_frame(sym, sizeof(sym), ks,
-						  rec.addrs[i], SMAP_SYM_TRACE,
-						  o.sym_flags);
-				printf(FRAME_TAG "%s\n", sym);
-			}
-			continue;
-		case SMAP_STALE:
-			nr_stale++;
-			fwrite(line, 1, end - line, stdout);
-			fputs(" [stale]", stdout);
-			break;
-		case SMAP_UNKNOWN:
-			nr_unknown++;
-			fwrite(line, 1, end - line, stdout);
-			fputs(" [unknown]", stdout);
-			break;
-		}
-		fputs(end, stdout);
-	}
-	if (ferror(in)) {
-		fprintf(stderr, "stackmap: %s: %s\n", o.trace ? o.trace : "-",
-			strerror(errno));
-		ret = EXIT_FAILURE;
-	}
-	if (nr_stale || nr_unknown)
-		fprintf(stderr,
-			"stackmap: %lu stale and %lu unknown stack ids left unexpanded (map generation %u)\n",
-			nr_stale, nr_unknown, ix.hdr.generation);
-	free(line);
-	if (in != stdin)
-		fclose(in);
-out_ix:
-	smap_index_close(&ix);
-out_ks:
-	if (ks)
-		ksyms_free(ks);
-	return ret;
-}
-
-/* fold */
 
 static int fold_record(struct fold_buf *b, const char *comm,
 		       const struct smap_record *rec, const struct ksyms *ks,
