@@ -47,8 +47,8 @@ int check_opt(int c, const char *cmd, const char *help)
 	return 0;
 }
 
-void parse_trace_opts(int argc, char **argv, const char *cmd,
-		      const char *help, struct trace_opts *o)
+static void parse_trace_opts(int argc, char **argv, const char *cmd,
+			     const char *help, struct trace_opts *o)
 {
 	static const struct option opts[] = {
 		{ "map", required_argument, NULL, 'm' },
@@ -96,7 +96,7 @@ void parse_trace_opts(int argc, char **argv, const char *cmd,
 	o->trace = optind < argc ? argv[optind] : NULL;
 }
 
-int open_map(const struct trace_opts *o, struct smap_index *ix)
+static int open_map(const struct trace_opts *o, struct smap_index *ix)
 {
 	struct smap_error err;
 	FILE *f;
@@ -111,6 +111,28 @@ int open_map(const struct trace_opts *o, struct smap_index *ix)
 			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
 			o->map);
 	return 0;
+}
+
+int open_trace_inputs(struct trace_inputs *t, int argc, char **argv,
+		      const char *cmd, const char *help)
+{
+	int ret;
+
+	parse_trace_opts(argc, argv, cmd, help, &t->o);
+	ret = load_kallsyms(&t->ksbuf, t->o.kallsyms, &t->ks);
+	if (ret)
+		return ret;
+	ret = open_map(&t->o, &t->ix);
+	if (ret && t->ks)
+		ksyms_free(t->ks);
+	return ret;
+}
+
+void close_trace_inputs(struct trace_inputs *t)
+{
+	smap_index_close(&t->ix);
+	if (t->ks)
+		ksyms_free(t->ks);
 }
 
 FILE *open_trace(const char *path)

@@ -21,9 +21,22 @@ struct trace_opts {
 	unsigned int sym_flags;	/* SMAP_SYM_* */
 };
 
-void parse_trace_opts(int argc, char **argv, const char *cmd,
-		      const char *help, struct trace_opts *o);
-int open_map(const struct trace_opts *o, struct smap_index *ix);
+/* What expand and fold resolve the ids of a trace with. */
+struct trace_inputs {
+	struct trace_opts o;
+	struct ksyms *ks;	/* NULL: no --kallsyms */
+	struct smap_index ix;
+	struct ksyms ksbuf;
+};
+
+/*
+ * Parse the options of @cmd (exits on bad usage or --help), load its
+ * kallsyms and index its map. Returns 0, or the exit status with the
+ * error reported and nothing left to close.
+ */
+int open_trace_inputs(struct trace_inputs *t, int argc, char **argv,
+		      const char *cmd, const char *help);
+void close_trace_inputs(struct trace_inputs *t);
 FILE *open_trace(const char *path);
 
 #endif /* _STACKMAP_CLI_H */

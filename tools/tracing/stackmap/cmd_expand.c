@@ -32,27 +32,21 @@ static const char expand_help[] =
 int cmd_expand(int argc, char **argv)
 {
 	unsigned long nr_stale = 0, nr_unknown = 0;
-	struct ksyms ksbuf, *ks;
-	struct smap_index ix;
+	struct trace_inputs t;
 	struct smap_record rec;
-	struct trace_opts o;
 	size_t cap = 0;
 	char *line = NULL;
 	char sym[512];
 	int ret;
 	FILE *in;
 
-	parse_trace_opts(argc, argv, "expand", expand_help, &o);
-	ret = load_kallsyms(&ksbuf, o.kallsyms, &ks);
+	ret = open_trace_inputs(&t, argc, argv, "expand", expand_help);
 	if (ret)
 		return ret;
-	ret = open_map(&o, &ix);
-	if (ret)
-		goto out_ks;
-	in = open_trace(o.trace);
+	in = open_trace(t.o.trace);
 	if (!in) {
 		ret = EXIT_FAILURE;
-		goto out_ix;
+		goto out;
 	}
 	while (getline(&line, &cap, in) > 0) {
 		const char *tag, *end;
@@ -63,7 +57,7 @@ int cmd_expand(int argc, char **argv)
 			fputs(line, stdout);
 			continue;
 		}
-		switch (smap_index_lookup(&ix, id, &rec)) {
+		switch (smap_index_lookup(&t.ix, id, &rec)) {
 		case SMAP_FOUND:
 			fwrite(line, 1, tag - line, stdout);
 			fputs(STACK_TRACE_TAG, stdout);
@@ -71,9 +65,9 @@ int cmd_expand(int argc, char **argv)
 			if (!strchr(end, '\n'))
 				putchar('\n');
 			for (i = 0; i < rec.depth; i++) {
-				smap_format_frame(sym, sizeof(sym), ks,
+				smap_format_frame(sym, sizeof(sym), t.ks,
 						  rec.addrs[i], SMAP_SYM_TRACE,
-						  o.sym_flags);
+						  t.o.sym_flags);
 				printf(FRAME_TAG "%s\n", sym);
 			}
 			continue;
@@ -91,21 +85,18 @@ int cmd_expand(int argc, char **argv)
 		fputs(end, stdout);
 	}
 	if (ferror(in)) {
-		fprintf(stderr, "stackmap: %s: %s\n", o.trace ? o.trace : "-",
-			strerror(errno));
+		fprintf(stderr, "stackmap: %s: %s\n",
+			t.o.trace ? t.o.trace : "-", strerror(errno));
 		ret = EXIT_FAILURE;
 	}
 	if (nr_stale || nr_unknown)
 		fprintf(stderr,
 			"stackmap: %lu stale and %lu unknown stack ids left unexpanded (map generation %u)\n",
-			nr_stale, nr_unknown, ix.hdr.generation);
+			nr_stale, nr_unknown, t.ix.hdr.generation);
 	free(line);
 	if (in != stdin)
 		fclose(in);
-out_ix:
-	smap_index_close(&ix);
-out_ks:
-	if (ks)
-		ksyms_free(ks);
+out:
+	close_trace_inputs(&t);
 	return ret;
 }

@@ -70,44 +70,38 @@ int cmd_fold(int argc, char **argv)
 {
 	struct counts ids = { }, out = { };
 	struct fold_buf buf = { };
-	struct ksyms ksbuf, *ks;
-	struct smap_index ix;
+	struct trace_inputs t;
 	struct smap_error err;
-	struct trace_opts o;
 	size_t i;
 	int ret;
 	FILE *in;
 
-	parse_trace_opts(argc, argv, "fold", fold_help, &o);
-	ret = load_kallsyms(&ksbuf, o.kallsyms, &ks);
+	ret = open_trace_inputs(&t, argc, argv, "fold", fold_help);
 	if (ret)
 		return ret;
-	ret = open_map(&o, &ix);
-	if (ret)
-		goto out_ks;
 
-	if (!o.trace) {
+	if (!t.o.trace) {
 		struct fold_map_ctx ctx = {
-			.counts = &out, .buf = &buf, .ks = ks,
-			.flags = o.sym_flags,
+			.counts = &out, .buf = &buf, .ks = t.ks,
+			.flags = t.o.sym_flags,
 		};
 
-		ret = smap_index_foreach(&ix, fold_map_record, &ctx, &err);
+		ret = smap_index_foreach(&t.ix, fold_map_record, &ctx, &err);
 		if (ret == -1) {
-			ret = report(o.map, &err);
+			ret = report(t.o.map, &err);
 			goto out;
 		}
 		goto print;
 	}
 
-	in = open_trace(o.trace);
+	in = open_trace(t.o.trace);
 	if (!in) {
 		ret = EXIT_FAILURE;
 		goto out;
 	}
-	ret = fold_trace(in, &ids, &out, o.sym_flags);
+	ret = fold_trace(in, &ids, &out, t.o.sym_flags);
 	if (!ret && ferror(in)) {
-		fprintf(stderr, "stackmap: %s: %s\n", o.trace,
+		fprintf(stderr, "stackmap: %s: %s\n", t.o.trace,
 			strerror(errno));
 		ret = EXIT_FAILURE;
 		goto out_in;
@@ -124,9 +118,10 @@ int cmd_fold(int argc, char **argv)
 		snprintf(comm, sizeof(comm), "%.*s",
 			 (int)(sep - ids.keys[i]), ids.keys[i]);
 		id = strtoul(sep + 1, NULL, 16);
-		switch (smap_index_lookup(&ix, id, &rec)) {
+		switch (smap_index_lookup(&t.ix, id, &rec)) {
 		case SMAP_FOUND:
-			ret = fold_record(&buf, comm, &rec, ks, o.sym_flags);
+			ret = fold_record(&buf, comm, &rec, t.ks,
+					  t.o.sym_flags);
 			break;
 		case SMAP_STALE:
 			buf.len = 0;
@@ -156,9 +151,6 @@ out:
 	free(buf.s);
 	counts_free(&ids);
 	counts_free(&out);
-	smap_index_close(&ix);
-out_ks:
-	if (ks)
-		ksyms_free(ks);
+	close_trace_inputs(&t);
 	return ret;
 }
