@@ -90,32 +90,52 @@ enum dump_format {
 	DUMP_HEADER,
 };
 
-/* The fields of dump_json_header(), for shell scripts. */
-static void dump_header_fields(const struct smap_header *hdr)
+/* One field of the header, as a "name: value" line or a JSON member. */
+static void dump_header_field(bool json, const char *name, const char *val,
+			      bool string)
 {
-	printf("byte_order: %s\nversion: %u\nheader_size: %u\n"
-	       "generation: %u\nindex_bits: %u\nnr_records: %u\nflags: %u\n"
-	       "addresses: %s\nmax_depth: %u\nrecord_size: %u\n",
-	       hdr->big_endian ? "big" : "little", hdr->version,
-	       hdr->header_size, hdr->generation, hdr->index_bits,
-	       hdr->nr_records, hdr->flags,
-	       hdr->flags & TRACE_STACKMAP_BIN_ADDRS ? "true" : "false",
-	       hdr->max_depth, hdr->record_size);
+	if (!json)
+		printf("%s: %s\n", name, val);
+	else if (string)
+		printf("  \"%s\": \"%s\",\n", name, val);
+	else
+		printf("  \"%s\": %s,\n", name, val);
+}
+
+static void dump_header_num(bool json, const char *name, uint32_t val)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", val);
+	dump_header_field(json, name, buf, false);
+}
+
+/*
+ * The header's fields, as "name: value" lines for shell scripts or as
+ * the members of the JSON object: the same names and values in both.
+ */
+static void dump_header_fields(const struct smap_header *hdr, bool json)
+{
+	dump_header_field(json, "byte_order",
+			  hdr->big_endian ? "big" : "little", true);
+	dump_header_num(json, "version", hdr->version);
+	dump_header_num(json, "header_size", hdr->header_size);
+	dump_header_num(json, "generation", hdr->generation);
+	dump_header_num(json, "index_bits", hdr->index_bits);
+	dump_header_num(json, "nr_records", hdr->nr_records);
+	dump_header_num(json, "flags", hdr->flags);
+	dump_header_field(json, "addresses",
+			  hdr->flags & TRACE_STACKMAP_BIN_ADDRS ?
+			  "true" : "false", false);
+	dump_header_num(json, "max_depth", hdr->max_depth);
+	dump_header_num(json, "record_size", hdr->record_size);
 }
 
 static void dump_json_header(const struct smap_header *hdr)
 {
-	printf("{\n  \"byte_order\": \"%s\",\n  \"version\": %u,\n"
-	       "  \"header_size\": %u,\n  \"generation\": %u,\n"
-	       "  \"index_bits\": %u,\n"
-	       "  \"nr_records\": %u,\n  \"flags\": %u,\n"
-	       "  \"addresses\": %s,\n  \"max_depth\": %u,\n"
-	       "  \"record_size\": %u,\n  \"records\": [",
-	       hdr->big_endian ? "big" : "little", hdr->version,
-	       hdr->header_size, hdr->generation, hdr->index_bits,
-	       hdr->nr_records, hdr->flags,
-	       hdr->flags & TRACE_STACKMAP_BIN_ADDRS ? "true" : "false",
-	       hdr->max_depth, hdr->record_size);
+	fputs("{\n", stdout);
+	dump_header_fields(hdr, true);
+	fputs("  \"records\": [", stdout);
 }
 
 static void dump_json_record(const struct smap_header *hdr,
@@ -180,7 +200,7 @@ static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
 	if (print && fmt == DUMP_JSON)
 		printf("%s]\n}\n", d.hdr.nr_records ? "\n  " : "");
 	if (print && fmt == DUMP_HEADER)
-		dump_header_fields(&d.hdr);
+		dump_header_fields(&d.hdr, false);
 	return 0;
 }
 
