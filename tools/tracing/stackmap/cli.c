@@ -77,11 +77,8 @@ static void parse_trace_opts(int argc, char **argv, const char *cmd,
 				die_usage(cmd);
 			o->sym_flags |= SMAP_SYM_ADDR;
 			break;
-		case 'h':
-			fputs(help, stdout);
-			exit(EXIT_SUCCESS);
 		default:
-			die_usage(cmd);
+			check_opt(c, cmd, help);
 		}
 	}
 	if (optind < argc - 1) {
