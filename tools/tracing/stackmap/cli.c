@@ -47,6 +47,14 @@ int check_opt(int c, const char *cmd, const char *help)
 	return 0;
 }
 
+void warn_hidden_addrs(const char *name, const struct smap_header *hdr)
+{
+	if (!(hdr->flags & TRACE_STACKMAP_BIN_ADDRS) && hdr->nr_records)
+		fprintf(stderr,
+			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
+			name);
+}
+
 static void parse_trace_opts(int argc, char **argv, const char *cmd,
 			     const char *help, struct trace_opts *o)
 {
@@ -103,10 +111,7 @@ static int open_map(const struct trace_opts *o, struct smap_index *ix)
 		return report(o->map, &err);
 	if (smap_index_open(ix, f, &err))
 		return report(o->map, &err);
-	if (!(ix->hdr.flags & TRACE_STACKMAP_BIN_ADDRS) && ix->hdr.nr_records)
-		fprintf(stderr,
-			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
-			o->map);
+	warn_hidden_addrs(o->map, &ix->hdr);
 	return 0;
 }
 

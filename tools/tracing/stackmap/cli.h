@@ -13,6 +13,9 @@ int check_opt(int c, const char *cmd, const char *help);
 int report(const char *what, const struct smap_error *err);
 int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out);
 
+/* Say on stderr that the map @name was read without its addresses. */
+void warn_hidden_addrs(const char *name, const struct smap_header *hdr);
+
 /* The options of expand and fold, the commands that read trace text. */
 struct trace_opts {
 	const char *map;

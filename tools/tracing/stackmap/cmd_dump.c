@@ -179,11 +179,8 @@ static int dump_pass(FILE *f, const char *name, const struct ksyms *ks,
 		smap_decoder_fini(&d);
 		return report(name, &err);
 	}
-	if (print && fmt != DUMP_HEADER &&
-	    !(d.hdr.flags & TRACE_STACKMAP_BIN_ADDRS) && d.hdr.nr_records)
-		fprintf(stderr,
-			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
-			name);
+	if (print && fmt != DUMP_HEADER)
+		warn_hidden_addrs(name, &d.hdr);
 	if (print && fmt == DUMP_JSON)
 		dump_json_header(&d.hdr);
 	while ((ret = smap_decoder_next(&d, &rec, &err)) > 0) {
