@@ -33,22 +33,147 @@ static void make_stack(unsigned long *entries, unsigned int depth, u32 nr)
 			     i * 16 + (depth & 0xf);
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(destroy_action, stackdepot_lf_destroy,
-			    struct stackdepot_lf *);
+#define RS(depth)	STACKDEPOT_LF_RECORD_SIZE(depth)
+/* Record numbers per block of hit counters, SDLF_REF_BLOCK */
+#define TEST_REF_BLOCK	256
+
+/*
+ * The geometry a depot of @p must have, from the header and the top of
+ * stackdepot_lf.c: chunks of about 32 records of the expected depth and
+ * at least four of the deepest, a power of two from 4 KiB to 64 KiB ...
+ */
+static size_t chunk_size_for(const struct stackdepot_lf_params *p)
+{
+	unsigned int depth = p->expected_depth ?:
+			     min(STACKDEPOT_LF_DEFAULT_DEPTH, p->max_depth);
+	size_t want = max(32 * RS(depth), 4 * RS(p->max_depth));
+	size_t size = SZ_4K;
+
+	while (size < want && size < SZ_64K)
+		size <<= 1;
+	return size;
+}
+
+/* ... as many as max_records of the deepest records need, and a spare ... */
+static unsigned int max_chunks_for(const struct stackdepot_lf_params *p)
+{
+	return DIV_ROUND_UP(p->max_records,
+			    chunk_size_for(p) / RS(p->max_depth)) + 1;
+}
+
+/* ... listed in a directory of 8 entries that doubles when full ... */
+static unsigned int dir_for(const struct stackdepot_lf_params *p,
+			    unsigned int chunks)
+{
+	unsigned int max_chunks = max_chunks_for(p);
+	unsigned int dir = min(8U, max_chunks);
+
+	while (dir < chunks)
+		dir = min(2 * dir, max_chunks);
+	return dir;
+}
+
+/* ... and, with COUNT_REFS, counter blocks, one in the initial size. */
+static size_t ref_block_bytes(const struct stackdepot_lf_params *p)
+{
+	struct stackdepot_lf_params q = *p;
+
+	if (!(p->flags & STACKDEPOT_LF_COUNT_REFS))
+		return 0;
+	q.flags = 0;
+	/* The table of block pointers, and the first block */
+	return stackdepot_lf_mem_size(p) - stackdepot_lf_mem_size(&q) -
+	       DIV_ROUND_UP(p->max_records, TEST_REF_BLOCK) * sizeof(void *);
+}
+
+/*
+ * What a depot of @p with @chunks chunks and @blocks counter blocks has
+ * allocated: the initial size (two chunks, one block) and the growth.
+ */
+static u64 mem_for(const struct stackdepot_lf_params *p, unsigned int chunks,
+		   unsigned int blocks)
+{
+	u64 mem = stackdepot_lf_mem_size(p);
+
+	mem += (u64)(chunks - 2) * chunk_size_for(p);
+	mem += (u64)(dir_for(p, chunks) - dir_for(p, 2)) * sizeof(void *);
+	if (blocks)
+		mem += (u64)(blocks - 1) * ref_block_bytes(p);
+	return mem;
+}
+
+/* Every get_id call is counted exactly once, in one of these. */
+static u64 calls_counted(const struct stackdepot_lf_stats *stats)
+{
+	return stats->hits + stats->inserts + stats->drops_full +
+	       stats->drops_grow + stats->drops_probe + stats->drops_too_deep +
+	       stats->drops_busy + stats->drops_context;
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
 
 /* Scratch buffers of the test thread (never of the stress kthreads). */
 static unsigned long want_buf[STACKDEPOT_LF_MAX_DEPTH];
 static unsigned long got_buf[STACKDEPOT_LF_MAX_DEPTH];
 
+static void expect_arena_adds_up(struct kunit *test,
+				 struct stackdepot_lf *depot);
+
+struct depot_ref {
+	struct kunit *test;
+	struct stackdepot_lf *depot;
+};
+
+/* Every depot ends checked: the identity below, then it goes. */
+static void put_depot(void *arg)
+{
+	struct depot_ref *ref = arg;
+
+	expect_arena_adds_up(ref->test, ref->depot);
+	stackdepot_lf_destroy(ref->depot);
+}
+
+/*
+ * Take @depot, just created from @p, for the test: it is destroyed when
+ * the test ends, and checked now against what create promises: the bytes
+ * stackdepot_lf_mem_size() announced, two chunks of the documented size,
+ * nothing used.
+ */
+static void keep_depot(struct kunit *test, struct stackdepot_lf *depot,
+		       const struct stackdepot_lf_params *p)
+{
+	struct depot_ref *ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	struct stackdepot_lf_stats stats;
+
+	if (!ref)
+		stackdepot_lf_destroy(depot);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	ref->test = test;
+	ref->depot = depot;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, put_depot,
+							   ref));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			(u64)stackdepot_lf_mem_size(p));
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(p, 2, 1));
+	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
+	KUNIT_EXPECT_EQ(test, (size_t)stats.chunk_size, chunk_size_for(p));
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.mem_used, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.max_records, p->max_records);
+	KUNIT_EXPECT_EQ(test, stats.max_depth, p->max_depth);
+	KUNIT_EXPECT_EQ(test, stats.table_slots,
+			(u32)roundup_pow_of_two(2 * p->max_records));
+}
+
+/* A depot of @p, checked and kept by keep_depot(); asserts success. */
 static struct stackdepot_lf *create_depot(struct kunit *test,
 					  const struct stackdepot_lf_params *p)
 {
 	struct stackdepot_lf *depot = stackdepot_lf_create(p);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
-							   depot));
+	keep_depot(test, depot, p);
 	return depot;
 }
 
@@ -228,8 +353,6 @@ struct param_case {
 	int err;
 };
 
-#define RS(depth)	STACKDEPOT_LF_RECORD_SIZE(depth)
-
 static const struct param_case param_cases[] = {
 	{ "minimum", { 16, 1, 0, 0 }, 0 },
 	{ "odd sizes", { 17, 5, 3, 0 }, 0 },
@@ -251,26 +374,18 @@ KUNIT_ARRAY_PARAM_DESC(param_cases, param_cases, desc);
 static void test_create_params(struct kunit *test)
 {
 	const struct param_case *c = test->param_value;
-	struct stackdepot_lf *depot = stackdepot_lf_create(&c->p);
+	struct stackdepot_lf *depot;
 	struct stackdepot_lf_stats stats;
 
 	if (c->err) {
+		depot = stackdepot_lf_create(&c->p);
 		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(depot), (long)c->err);
 		KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&c->p), (size_t)0);
 		return;
 	}
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
-							   depot));
-	/*
-	 * What mem_size() announces is what create allocated: a chunk and
-	 * its spare.
-	 */
+	/* create_depot() checks the size and geometry it promises. */
+	depot = create_depot(test, &c->p);
 	stackdepot_lf_stats(depot, &stats);
-	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
-			(u64)stackdepot_lf_mem_size(&c->p));
-	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
-	KUNIT_EXPECT_EQ(test, stats.max_records, c->p.max_records);
 	/* Chunks hold at least four of the deepest records. */
 	KUNIT_EXPECT_GE(test, (u64)stats.chunk_size,
 			4 * (u64)RS(c->p.max_depth));
@@ -364,32 +479,54 @@ static void test_fill_records(struct kunit *test)
 /*
  * Sum of the chunk bytes of the records of the current generation, which
  * must equal arena_used - arena_lost - chunk_ends whenever no get_id is
- * running.
+ * running. *@records, if not NULL, gets the number of records walked.
  */
-static u64 record_bytes(struct kunit *test, struct stackdepot_lf *depot)
+static u64 record_bytes(struct kunit *test, struct stackdepot_lf *depot,
+			unsigned int *records)
 {
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
+	unsigned int n = 0;
 	u64 sum = 0;
 	int ret;
 
 	stackdepot_lf_iter_start(&iter, depot);
 	while ((ret = stackdepot_lf_iter_next(&iter, got_buf,
-					      ARRAY_SIZE(got_buf), &info)) > 0)
+					      ARRAY_SIZE(got_buf), &info)) > 0) {
 		sum += ALIGN(RS(info.depth), 8);
+		n++;
+	}
 	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (records)
+		*records = n;
 	return sum;
 }
 
-/* The identity above, at a quiescent point. */
+/*
+ * The accounting identity of a quiescent depot: every chunk byte taken is
+ * a record's, lost to a race, or a chunk end; the walk finds as many
+ * records as the statistics count; and the usage is within what was
+ * allocated. Every test checks it when its depot goes (put_depot()).
+ */
 static void expect_arena_adds_up(struct kunit *test,
 				 struct stackdepot_lf *depot)
 {
 	struct stackdepot_lf_stats stats;
+	unsigned int records;
+	u64 bytes;
 
+	sdlf_grow_flush(depot);
 	stackdepot_lf_stats(depot, &stats);
+	bytes = record_bytes(test, depot, &records);
 	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost -
-			stats.chunk_ends, record_bytes(test, depot));
+			stats.chunk_ends, bytes);
+	KUNIT_EXPECT_EQ(test, records, stats.records);
+	KUNIT_EXPECT_LE(test, stats.arena_used,
+			(u64)stats.chunks * stats.chunk_size);
+	KUNIT_EXPECT_GE(test, stats.mem_used, stats.arena_used);
+	KUNIT_EXPECT_GE(test, stats.mem_allocated,
+			(u64)stats.chunks * stats.chunk_size);
+	KUNIT_EXPECT_EQ(test, stats.resetting, 0U);
 }
 
 /*
@@ -524,10 +661,7 @@ static void test_growth_stalled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.records, per_chunk);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)per_chunk);
 	KUNIT_EXPECT_EQ(test, stats.hits, (u64)per_chunk);
-	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_grow + stats.drops_probe +
-			stats.drops_too_deep + stats.drops_busy +
-			stats.drops_context, (u64)calls);
+	KUNIT_EXPECT_EQ(test, calls_counted(&stats), (u64)calls);
 
 	/* Growth catches up: the refused stack is stored now. */
 	sdlf_grow_pause(depot, false);
@@ -770,7 +904,7 @@ static void test_lost_race_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)(ALIGN(RS(5), 8) + 2 * ALIGN(RS(RACE_DEPTH), 8)));
 	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost -
-			stats.chunk_ends, record_bytes(test, depot));
+			stats.chunk_ends, record_bytes(test, depot, NULL));
 	KUNIT_EXPECT_EQ(test, RACE_DEPTH,
 			stackdepot_lf_lookup(depot, a, got_buf,
 					     ARRAY_SIZE(got_buf), &info));
@@ -1091,10 +1225,7 @@ static void test_stats_add_up(struct kunit *test)
 						entries, ARRAY_SIZE(entries), NULL));
 	}
 	stackdepot_lf_stats(depot, &stats);
-	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_grow + stats.drops_probe +
-			stats.drops_too_deep + stats.drops_busy +
-			stats.drops_context, (u64)calls);
+	KUNIT_EXPECT_EQ(test, calls_counted(&stats), (u64)calls);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)stats.records);
 	KUNIT_EXPECT_GT(test, stats.drops_too_deep, 0ULL);
 	KUNIT_EXPECT_GT(test, stats.drops_full, 0ULL);
@@ -1511,10 +1642,7 @@ static void test_growth_concurrent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
 	KUNIT_EXPECT_GT(test, stats.chunks, 2U);
 	KUNIT_EXPECT_GT(test, stats.resets, 0ULL);
-	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_grow + stats.drops_probe +
-			stats.drops_too_deep + stats.drops_busy +
-			stats.drops_context, (u64)atomic_long_read(&ctx->calls));
+	KUNIT_EXPECT_EQ(test, calls_counted(&stats), (u64)atomic_long_read(&ctx->calls));
 	/* The chunks added, and counter blocks and directories besides. */
 	KUNIT_EXPECT_GE(test, stats.mem_allocated,
 			(u64)stackdepot_lf_mem_size(&p) +
@@ -1597,10 +1725,7 @@ static void test_stress(struct kunit *test)
 		   s->resets, stats.chunks, stats.drops_grow);
 	/* It grew past the two chunks it started with. */
 	KUNIT_EXPECT_GT(test, stats.chunks, 2U);
-	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts + stats.drops_full +
-			stats.drops_grow + stats.drops_probe +
-			stats.drops_too_deep + stats.drops_busy +
-			stats.drops_context, (u64)atomic_long_read(&s->calls));
+	KUNIT_EXPECT_EQ(test, calls_counted(&stats), (u64)atomic_long_read(&s->calls));
 	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts,
 			(u64)atomic_long_read(&s->ok));
 	KUNIT_EXPECT_EQ(test, stats.resets, (u64)s->resets);
