@@ -111,6 +111,8 @@ static u64 calls_counted(const struct stackdepot_lf_stats *stats)
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
+KUNIT_DEFINE_ACTION_WRAPPER(kthread_stop_action, kthread_stop,
+			    struct task_struct *);
 
 /* Scratch buffers of the test thread (never of the stress kthreads). */
 static unsigned long want_buf[STACKDEPOT_LF_MAX_DEPTH];
@@ -1258,6 +1260,9 @@ static enum hrtimer_restart irq_get_id(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(hrtimer_cancel_action, hrtimer_cancel,
+			    struct hrtimer *);
+
 static void test_hardirq(struct kunit *test)
 {
 	struct irq_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -1267,10 +1272,14 @@ static void test_hardirq(struct kunit *test)
 	init_completion(&ctx->done);
 	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	ctx->timer.function = irq_get_id;
+	/* Cancelled however the test ends, before ctx is freed. */
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   hrtimer_cancel_action,
+							   &ctx->timer));
 	hrtimer_start(&ctx->timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
 	KUNIT_ASSERT_NE(test, 0UL,
 			wait_for_completion_timeout(&ctx->done, 10 * HZ));
-	hrtimer_cancel(&ctx->timer);
+	kunit_release_action(test, hrtimer_cancel_action, &ctx->timer);
 
 	KUNIT_EXPECT_TRUE(test, ctx->hardirq);
 	KUNIT_ASSERT_EQ(test, ctx->ret, 0);
@@ -1319,6 +1328,29 @@ static int refs_thread(void *arg)
 	return 0;
 }
 
+/*
+ * A kthread of the test, bound to @cpu if that is a CPU (otherwise it runs
+ * anywhere), not yet woken; stopped when the test ends, however it ends,
+ * so that no thread outlives the memory the test gave it. Asserts that it
+ * could be created.
+ */
+static struct task_struct *start_kthread(struct kunit *test,
+					 int (*fn)(void *data), void *data,
+					 unsigned int cpu, const char *name)
+{
+	struct task_struct *task;
+
+	if (cpu < nr_cpu_ids)
+		task = kthread_create_on_cpu(fn, data, cpu, "sdlf/%u");
+	else
+		task = kthread_create(fn, data, "%s", name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   kthread_stop_action,
+							   task));
+	return task;
+}
+
 static void test_refs_concurrent(struct kunit *test)
 {
 	struct refs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -1334,28 +1366,18 @@ static void test_refs_concurrent(struct kunit *test)
 	tasks = kunit_kcalloc(test, ctx->nthreads, sizeof(*tasks), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tasks);
 
-	for_each_online_cpu(cpu) {
-		if (n == ctx->nthreads)
-			break;
-		tasks[n] = kthread_create_on_cpu(refs_thread, ctx, cpu, "sdlf_refs/%u");
-		if (IS_ERR(tasks[n]))
-			break;
-		n++;
-	}
 	/* One CPU: the second thread shares it. */
-	while (n < ctx->nthreads) {
-		tasks[n] = kthread_create(refs_thread, ctx, "sdlf_refs");
-		if (IS_ERR(tasks[n]))
-			break;
-		n++;
+	cpu = cpumask_first(cpu_online_mask);
+	for (n = 0; n < ctx->nthreads; n++) {
+		tasks[n] = start_kthread(test, refs_thread, ctx, cpu, "sdlf_refs");
+		cpu = cpumask_next(cpu, cpu_online_mask);
 	}
-	KUNIT_ASSERT_EQ(test, n, ctx->nthreads);
 	for (i = 0; i < n; i++)
 		wake_up_process(tasks[i]);
 	KUNIT_EXPECT_NE(test, 0UL,
 			wait_for_completion_timeout(&ctx->all_done, 120 * HZ));
 	for (i = 0; i < n; i++)
-		kthread_stop(tasks[i]);
+		kunit_release_action(test, kthread_stop_action, tasks[i]);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
 	for (i = 0; i < REFS_STACKS; i++) {
@@ -1605,33 +1627,26 @@ static void test_growth_concurrent(struct kunit *test)
 	ctx->depot = create_depot(test, &p);
 	atomic_set(&ctx->running, nthreads);
 
-	for_each_online_cpu(cpu) {
-		if (n == nthreads)
-			break;
-		threads[n] = (struct grow_thread){ .ctx = ctx, .nr = n };
-		threads[n].task = kthread_create_on_cpu(grow_insert, &threads[n],
-							cpu, "sdlf_grow/%u");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[n].task));
-		n++;
-	}
 	/* One CPU: the second thread shares it. */
-	for (; n < nthreads; n++) {
+	cpu = cpumask_first(cpu_online_mask);
+	for (n = 0; n < nthreads; n++) {
 		threads[n] = (struct grow_thread){ .ctx = ctx, .nr = n };
-		threads[n].task = kthread_create(grow_insert, &threads[n],
-						 "sdlf_grow");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[n].task));
+		threads[n].task = start_kthread(test, grow_insert, &threads[n],
+						cpu, "sdlf_grow");
+		cpu = cpumask_next(cpu, cpu_online_mask);
 	}
+	resetter = start_kthread(test, grow_reset, ctx, nr_cpu_ids,
+				 "sdlf_grow_reset");
 	for (i = 0; i < n; i++)
 		wake_up_process(threads[i].task);
-	resetter = kthread_run(grow_reset, ctx, "sdlf_grow_reset");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(resetter));
+	wake_up_process(resetter);
 
 	for (i = 0; i < 60 * 50 && atomic_read(&ctx->running); i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->running), 0);
 	for (i = 0; i < n; i++)
-		kthread_stop(threads[i].task);
-	kthread_stop(resetter);
+		kunit_release_action(test, kthread_stop_action, threads[i].task);
+	kunit_release_action(test, kthread_stop_action, resetter);
 	sdlf_grow_flush(ctx->depot);
 
 	stackdepot_lf_stats(ctx->depot, &stats);
@@ -1700,19 +1715,21 @@ static void test_stress(struct kunit *test)
 	for (i = 0; i < nthreads; i++) {
 		threads[i].s = s;
 		threads[i].seed = 1000 + i;
-		threads[i].task = kthread_run(stress_insert, &threads[i],
-					      "sdlf_ins/%u", i);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(threads[i].task));
+		threads[i].task = start_kthread(test, stress_insert, &threads[i],
+						nr_cpu_ids, "sdlf_ins");
 	}
-	resetter = kthread_run(stress_reset, s, "sdlf_reset");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(resetter));
+	resetter = start_kthread(test, stress_reset, s, nr_cpu_ids,
+				 "sdlf_reset");
+	for (i = 0; i < nthreads; i++)
+		wake_up_process(threads[i].task);
+	wake_up_process(resetter);
 
 	for (i = 0; i < 60 * 50 && atomic_read(&s->running); i++)
 		msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->running), 0);
 	for (i = 0; i < nthreads; i++)
-		kthread_stop(threads[i].task);
-	kthread_stop(resetter);
+		kunit_release_action(test, kthread_stop_action, threads[i].task);
+	kunit_release_action(test, kthread_stop_action, resetter);
 
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->dup), 0L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);

@@ -70,6 +70,10 @@ bool kthread_should_stop(void);
 unsigned int num_online_cpus(void);
 #define for_each_online_cpu(cpu) \
 	for ((cpu) = 0; (cpu) < num_online_cpus(); (cpu)++)
+#define cpu_online_mask		NULL
+#define cpumask_first(mask)	0U
+#define cpumask_next(cpu, mask) \
+	((cpu) + 1 < num_online_cpus() ? (cpu) + 1 : nr_cpu_ids)
 
 /* Completions. */
 struct completion {
