@@ -202,6 +202,41 @@ static stackdepot_lf_id_t get_id(struct kunit *test, struct stackdepot_lf *depot
 	return id;
 }
 
+/* get_id() and then let growth run, as a depot whose work keeps up. */
+static stackdepot_lf_id_t get_id_grown(struct kunit *test,
+				       struct stackdepot_lf *depot,
+				       unsigned int depth, u32 nr)
+{
+	stackdepot_lf_id_t id = get_id(test, depot, depth, nr);
+
+	sdlf_grow_flush(depot);
+	return id;
+}
+
+/* get_id of synthetic stack @nr of @depth frames, then let growth run. */
+static int try_get_id(struct stackdepot_lf *depot, unsigned int depth, u32 nr,
+		      stackdepot_lf_id_t *id)
+{
+	int ret;
+
+	make_stack(want_buf, depth, nr);
+	ret = stackdepot_lf_get_id(depot, want_buf, depth, id);
+	sdlf_grow_flush(depot);
+	return ret;
+}
+
+/* The ref count of @id, which resolves to a record of @depth frames */
+static unsigned int refs_of(struct kunit *test, struct stackdepot_lf *depot,
+			    stackdepot_lf_id_t id, unsigned int depth)
+{
+	struct stackdepot_lf_info info = { };
+
+	KUNIT_EXPECT_EQ(test, (int)depth,
+			stackdepot_lf_lookup(depot, id, got_buf,
+					     ARRAY_SIZE(got_buf), &info));
+	return info.refs;
+}
+
 /* Assert that @id resolves to synthetic stack @nr of @depth frames. */
 static void expect_resolves(struct kunit *test, struct stackdepot_lf *depot,
 			    stackdepot_lf_id_t id, unsigned int depth, u32 nr)
@@ -446,6 +481,53 @@ static void test_collisions(struct kunit *test)
 		expect_resolves(test, depot, ids[i], 10, 100 + i);
 }
 
+static u32 last_slot_hash(const unsigned long *entries,
+			  unsigned int nr_entries)
+{
+	return ~0U;
+}
+
+/*
+ * A probe that starts in the last slot of the table goes on
+ * from slot 0, and the limit counts the slots on both sides of the wrap.
+ */
+static void test_collisions_wrap(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[TEST_PROBE], id;
+	unsigned int i, mask;
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_ASSERT_EQ(test, stats.table_slots, 128);
+	mask = stats.table_slots - 1;
+	kunit_activate_static_stub(test, sdlf_hash, last_slot_hash);
+	for (i = 0; i < TEST_PROBE; i++) {
+		ids[i] = get_id_grown(test, depot, 3, i);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[i]) & mask, (mask + i) & mask);
+	}
+	for (i = 0; i < TEST_PROBE; i++)
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id_grown(test, depot, 3, i)), stackdepot_lf_id_to_u32(ids[i]));
+	/* 32 slots probed, none free: refused with room for 32 records. */
+	KUNIT_EXPECT_EQ(test, try_get_id(depot, 3, 99, &id), -ENOSPC);
+	kunit_deactivate_static_stub(test, sdlf_hash);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_probe, 1);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 0);
+	KUNIT_EXPECT_EQ(test, stats.hits, TEST_PROBE);
+	KUNIT_EXPECT_EQ(test, stats.records, TEST_PROBE);
+	/* Hashed elsewhere, the same stack finds a free slot. */
+	id = get_id_grown(test, depot, 3, 99);
+	expect_resolves(test, depot, id, 3, 99);
+	for (i = 0; i < TEST_PROBE; i++)
+		expect_resolves(test, depot, ids[i], 3, i);
+}
+
+
 static void test_fill_records(struct kunit *test)
 {
 	struct stackdepot_lf_params p = {
@@ -477,6 +559,53 @@ static void test_fill_records(struct kunit *test)
 	/* A full depot takes no chunk space for the stacks it refuses. */
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 16ULL * RS(6));
 }
+
+/*
+ * Capacity is in records, not bytes: chunks are added until max_records
+ * stacks of max_depth frames fit, so a depot that holds max_records
+ * stacks refuses every new one as full, however small, while its known
+ * stacks still hit; and it never refuses one for want of a chunk.
+ */
+static void test_fill_arena(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.max_depth = TEST_DEPTH,
+		.expected_depth = 20,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t ids[64], id;
+	unsigned int i, per_chunk;
+
+	stackdepot_lf_stats(depot, &stats);
+	per_chunk = stats.chunk_size / RS(20);
+	KUNIT_ASSERT_TRUE(test, per_chunk < 64 && 2 * per_chunk >= 64);
+	for (i = 0; i < 64; i++)
+		ids[i] = get_id_grown(test, depot, 20, i);
+	make_stack(entries, 20, 50 + 64);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_get_id(depot, entries, 20, &id), -ENOSPC);
+	make_stack(entries, 4, 51 + 64);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_get_id(depot, entries, 4, &id), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id_grown(test, depot, 20, 5)), stackdepot_lf_id_to_u32(ids[5]));
+	for (i = 0; i < 64; i++)
+		expect_resolves(test, depot, ids[i], 20, i);
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 64);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 2);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0);
+	KUNIT_EXPECT_EQ(test, stats.hits, 1);
+	/* Two chunks in use, the end of the first unused; and a spare. */
+	KUNIT_EXPECT_EQ(test, stats.chunk_ends, stats.chunk_size - per_chunk * RS(20));
+	KUNIT_EXPECT_EQ(test, stats.arena_used, stats.chunk_size +
+		  (64 - per_chunk) * RS(20));
+	KUNIT_EXPECT_EQ(test, stats.chunks, 3);
+	KUNIT_EXPECT_LE(test, stats.chunks, max_chunks_for(&p));
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 3, 0));
+}
+
 
 /*
  * Sum of the chunk bytes of the records of the current generation, which
@@ -812,7 +941,6 @@ static void test_ref_blocks(struct kunit *test)
 	};
 	struct stackdepot_lf *depot = create_depot(test, &p);
 	struct stackdepot_lf_stats stats;
-	struct stackdepot_lf_info info;
 	stackdepot_lf_id_t *ids;
 	unsigned int i, n = 600;
 	u64 counters;
@@ -824,13 +952,8 @@ static void test_ref_blocks(struct kunit *test)
 		get_id(test, depot, 4, i);
 		get_id(test, depot, 4, i);
 	}
-	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, 4, stackdepot_lf_lookup(depot, ids[i],
-							      got_buf,
-							      ARRAY_SIZE(got_buf),
-							      &info));
-		KUNIT_EXPECT_EQ(test, info.refs, 3U);
-	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, refs_of(test, depot, ids[i], 4), 3U);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL * n);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)n);
@@ -844,10 +967,7 @@ static void test_ref_blocks(struct kunit *test)
 	stackdepot_lf_reset(depot);
 	get_id(test, depot, 4, 0);
 	ids[0] = get_id(test, depot, 4, 0);
-	KUNIT_ASSERT_EQ(test, 4, stackdepot_lf_lookup(depot, ids[0], got_buf,
-						      ARRAY_SIZE(got_buf),
-						      &info));
-	KUNIT_EXPECT_EQ(test, info.refs, 2U);
+	KUNIT_EXPECT_EQ(test, refs_of(test, depot, ids[0], 4), 2U);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL * n + 1);
 	KUNIT_EXPECT_EQ(test, stats.inserts, (u64)n + 1);
@@ -1133,6 +1253,54 @@ static void test_mem_size(struct kunit *test)
 	KUNIT_EXPECT_LT(test, stackdepot_lf_mem_size(&p),
 			(size_t)SZ_4M + SZ_256K);
 }
+
+/*
+ * The limits of a depot's size, now that there is no arena to cap: chunks
+ * stay within 4 KiB and 64 KiB whatever depths they are sized for, the
+ * largest depot can be created (ids of 20 index bits), and one record
+ * more cannot.
+ */
+static void test_arena_limit(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = STACKDEPOT_LF_MAX_RECORDS,
+		.max_depth = STACKDEPOT_LF_MAX_DEPTH,
+		.expected_depth = STACKDEPOT_LF_MAX_DEPTH,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf_params small = {
+		.max_records = 16,
+		.max_depth = 1,
+		.expected_depth = 1,
+	};
+	struct stackdepot_lf *depot;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+
+	/* 32 records of 256 frames take more than 32 KiB. */
+	KUNIT_EXPECT_GT(test, 32 * RS(STACKDEPOT_LF_MAX_DEPTH), (size_t)SZ_32K);
+	depot = create_depot(test, &p);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunk_size, (u32)SZ_64K);
+	KUNIT_EXPECT_EQ(test, stats.index_bits, 20);
+	KUNIT_EXPECT_EQ(test, stats.table_slots, 1U << 20);
+	id = get_id_grown(test, depot, STACKDEPOT_LF_MAX_DEPTH, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id) >> 20, stats.generation);
+	expect_resolves(test, depot, id, STACKDEPOT_LF_MAX_DEPTH, 1);
+
+	/* 32 records of one frame take 512 bytes: 4 KiB all the same. */
+	depot = create_depot(test, &small);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunk_size, (u32)SZ_4K);
+	KUNIT_EXPECT_EQ(test, stats.index_bits, 5);
+
+	p.max_records++;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(NULL), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(NULL)), -EINVAL);
+}
+
 
 static void test_iterator(struct kunit *test)
 {
@@ -1774,7 +1942,9 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_invalid),
 	KUNIT_CASE_PARAM(test_create_params, param_cases_gen_params),
 	KUNIT_CASE(test_collisions),
+	KUNIT_CASE(test_collisions_wrap),
 	KUNIT_CASE(test_fill_records),
+	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_chunk_ends),
 	KUNIT_CASE(test_growth_stalled),
 	KUNIT_CASE(test_growth_to_cap),
@@ -1786,6 +1956,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
+	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_mem_size),
 	KUNIT_CASE(test_iterator),
 	KUNIT_CASE(test_stats_add_up),

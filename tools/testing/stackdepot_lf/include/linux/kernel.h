@@ -140,6 +140,7 @@ static inline u32 prandom_u32_state(struct rnd_state *state)
 #define vfree(p)		free((void *)(p))
 
 #define SZ_4K			0x00001000
+#define SZ_32K			0x00008000
 #define SZ_64K			0x00010000
 #define SZ_256K			0x00040000
 #define SZ_1M			0x00100000
