@@ -108,9 +108,28 @@ __SDLF_TRY_CMPXCHG(pfx, type, _relaxed, __ATOMIC_RELAXED)		\
 __SDLF_TRY_CMPXCHG(pfx, type, _acquire, __ATOMIC_ACQUIRE)		\
 __SDLF_TRY_CMPXCHG(pfx, type, _release, __ATOMIC_RELEASE)
 
+/*
+ * A test hook run before each atomic try_cmpxchg (a fault
+ * injection point: a test can make a nested call there, so that the
+ * caller's cmpxchg finds the value moved); compiled out of the benchmark.
+ */
+#ifdef SDLF_NO_HOOKS
+#define sdlf_cmpxchg_hook_run(v)	do { } while (0)
+#else
+extern void (*sdlf_cmpxchg_hook)(void *counter);
+#define sdlf_cmpxchg_hook_run(v) do {					\
+	void (*__hook)(void *) = __atomic_load_n(&sdlf_cmpxchg_hook,	\
+						 __ATOMIC_ACQUIRE);	\
+									\
+	if (unlikely(__hook))						\
+		__hook(v);						\
+} while (0)
+#endif
+
 #define __SDLF_TRY_CMPXCHG(pfx, type, sfx, order)			\
 static inline bool pfx##_try_cmpxchg##sfx(pfx##_t *v, type *old, type new)\
 {									\
+	sdlf_cmpxchg_hook_run(&v->counter);				\
 	return __atomic_compare_exchange_n(&v->counter, old, new, false,\
 					   order, __ATOMIC_RELAXED);	\
 }

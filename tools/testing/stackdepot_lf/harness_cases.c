@@ -6,7 +6,8 @@
  * and, in a suite of their own built on its helpers, the cases that only
  * userspace can run, because they need the harness's knobs:
  * sdlf_fail_alloc_at (an allocation of the library fails) and
- * sdlf_invisible (a caller that grace periods do not wait for), or
+ * sdlf_invisible (a caller that grace periods do not wait for) and
+ * sdlf_cmpxchg_hook (code run before a cmpxchg of the library), or
  * threads racing often enough to lose chunk space.
  */
 #include "../../../lib/tests/stackdepot_lf_kunit.c"
@@ -475,11 +476,87 @@ static void test_lost_races_concurrent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0);
 }
 
+static struct {
+	struct stackdepot_lf *depot;
+	int ret;
+} early_race;
+
+static void clear_cmpxchg_hook(void *unused)
+{
+	__atomic_store_n(&sdlf_cmpxchg_hook, NULL, __ATOMIC_RELAXED);
+}
+
+/*
+ * The cmpxchg hook, once: the same stack is inserted by a nested call
+ * before the caller's first cmpxchg, the one that reserves its chunk
+ * space, so that the winner's record lies before the loser's.
+ */
+static void race_before_cmpxchg(void *counter)
+{
+	unsigned long entries[RACE_DEPTH];
+	stackdepot_lf_id_t id;
+
+	clear_cmpxchg_hook(NULL);
+	make_stack(entries, RACE_DEPTH, RACE_NR);
+	early_race.ret = stackdepot_lf_get_id(early_race.depot, entries,
+					      RACE_DEPTH, &id);
+}
+
+/*
+ * A lost race whose loser gives everything back: it reserves its chunk
+ * space and its record number after the winner's, finds the winner's
+ * record published in the slot, and returns both, which nobody took after
+ * it. A hit and a lost race are counted, nothing is lost, and the depot
+ * is as if the loser had come after the winner.
+ */
+static void test_lost_race_given_back(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t a, b;
+
+	early_race.depot = depot;
+	early_race.ret = -1;
+	get_id(test, depot, 5, 1);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   clear_cmpxchg_hook,
+							   NULL));
+	/* Pairs with the acquire in sdlf_cmpxchg_hook_run(). */
+	__atomic_store_n(&sdlf_cmpxchg_hook, race_before_cmpxchg,
+			 __ATOMIC_RELEASE);
+	a = get_id(test, depot, RACE_DEPTH, RACE_NR);
+	KUNIT_EXPECT_EQ(test, early_race.ret, 0);
+	KUNIT_EXPECT_TRUE(test, !sdlf_cmpxchg_hook);
+	b = get_id(test, depot, RACE_DEPTH, RACE_NR);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a),
+			stackdepot_lf_id_to_u32(b));
+	expect_resolves(test, depot, a, RACE_DEPTH, RACE_NR);
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.lost_races, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 2U);
+	KUNIT_EXPECT_EQ(test, stats.inserts, 2ULL);
+	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL);
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.chunk_ends, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			(u64)(ALIGN(RS(5), 8) + ALIGN(RS(RACE_DEPTH), 8)));
+	KUNIT_EXPECT_EQ(test, refs_of(test, depot, a, RACE_DEPTH), 3U);
+	/* The numbers given back are taken again: the next record is third. */
+	get_id(test, depot, 6, 2);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 3U);
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			(u64)(ALIGN(RS(5), 8) + ALIGN(RS(RACE_DEPTH), 8) +
+			      ALIGN(RS(6), 8)));
+}
+
 static struct kunit_case stackdepot_lf_harness_cases[] = {
 	KUNIT_CASE(test_create_enomem),
 	KUNIT_CASE(test_growth_enomem),
 	KUNIT_CASE(test_ref_blocks_stalled),
 	KUNIT_CASE(test_invisible_caller),
+	KUNIT_CASE(test_lost_race_given_back),
 	KUNIT_CASE(test_lost_races_concurrent),
 	{}
 };
