@@ -56,7 +56,7 @@ static void test_create_enomem(struct kunit *test)
 		}
 		/* The failure was the create's, not left for later. */
 		KUNIT_EXPECT_EQ(test, sdlf_fail_alloc_at,
-				n > cases[c].allocs ? 1U : 0U);
+				(unsigned int)(n > cases[c].allocs));
 		fail_alloc_at(test, 0);
 		KUNIT_EXPECT_EQ(test, n, cases[c].allocs + 1);
 		if (IS_ERR_OR_NULL(depot))
@@ -111,7 +111,8 @@ static void test_growth_enomem(struct kunit *test)
 	/* Both chunks used up while growth is held back. */
 	sdlf_grow_pause(depot, true);
 	first = get_id_grown(test, depot, TEST_DEPTH, nr++);
-	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr, 2));
+	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr,
+						 2));
 	KUNIT_EXPECT_EQ(test, try_get_id(depot, TEST_DEPTH, nr, &id), -ENOSPC);
 	drops++;
 
@@ -124,7 +125,9 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.chunks, 2);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 2, 0));
 	/* Still working: known stacks hit, new ones wait for growth ... */
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id_grown(test, depot, TEST_DEPTH, 0)), stackdepot_lf_id_to_u32(first));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(first),
+			stackdepot_lf_id_to_u32(get_id(test, depot, TEST_DEPTH,
+						       0)));
 	KUNIT_EXPECT_EQ(test, try_get_id(depot, TEST_DEPTH, nr, &id), -ENOSPC);
 	drops++;
 	/* ... which that refusal asked for, and which works this time. */
@@ -135,7 +138,8 @@ static void test_growth_enomem(struct kunit *test)
 	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
 
 	/* The directory of 8 is full; replacing it fails. */
-	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr, 7));
+	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr,
+						 7));
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 8);
 	mem = stats.mem_allocated;
@@ -156,7 +160,8 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 9, 0));
 
 	/* A directory of 16 full: the new one is allocated, the chunk not. */
-	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr, 15));
+	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr,
+						 15));
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 16);
 	mem = stats.mem_allocated;
@@ -166,7 +171,8 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sdlf_fail_alloc_at, 0U);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 16);
-	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem + (32 - 16) * sizeof(void *));
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			mem + (32 - 16) * sizeof(void *));
 	/* The next request adds the chunk, into the directory there is. */
 	id = get_id_grown(test, depot, TEST_DEPTH, nr);
 	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
@@ -178,8 +184,9 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.records, nr);
 	for (i = 0; i < nr; i++) {
 		make_stack(want_buf, TEST_DEPTH, i);
-		KUNIT_EXPECT_EQ(test, stackdepot_lf_get_id(depot, want_buf, TEST_DEPTH,
-					       &id), 0);
+		KUNIT_EXPECT_EQ(test, 0,
+				stackdepot_lf_get_id(depot, want_buf,
+						     TEST_DEPTH, &id));
 		expect_resolves(test, depot, id, TEST_DEPTH, i);
 	}
 }
@@ -201,7 +208,7 @@ static void test_ref_blocks_stalled(struct kunit *test)
 	struct stackdepot_lf *depot = create_depot(test, &p);
 	stackdepot_lf_id_t ids[TEST_REF_BLOCK], id;
 	struct stackdepot_lf_stats stats;
-	unsigned int i, calls = 0;
+	unsigned int i, depth, calls = 0;
 	u64 c;
 
 	stackdepot_lf_stats(depot, &stats);
@@ -241,13 +248,17 @@ static void test_ref_blocks_stalled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used, c - 16);
 	KUNIT_EXPECT_EQ(test, stats.chunk_ends, 0);
 	/* Known stacks still hit and count. */
-	for (i = 0; i < TEST_REF_BLOCK; i += 51, calls++)
-		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id_grown(test, depot, i < TEST_REF_BLOCK - 1 ? 3 : 1, i)),
-			  stackdepot_lf_id_to_u32(ids[i]));
-	for (i = 0; i < TEST_REF_BLOCK; i++)
-		KUNIT_EXPECT_EQ(test, refs_of(test, depot, ids[i],
-				  i < TEST_REF_BLOCK - 1 ? 3 : 1),
-			  i % 51 ? 1 : 2);
+	for (i = 0; i < TEST_REF_BLOCK; i += 51, calls++) {
+		depth = i < TEST_REF_BLOCK - 1 ? 3 : 1;
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[i]),
+				stackdepot_lf_id_to_u32(get_id(test, depot,
+							       depth, i)));
+	}
+	for (i = 0; i < TEST_REF_BLOCK; i++) {
+		depth = i < TEST_REF_BLOCK - 1 ? 3 : 1;
+		KUNIT_EXPECT_EQ(test, refs_of(test, depot, ids[i], depth),
+				i % 51 ? 1U : 2U);
+	}
 	expect_arena_adds_up(test, depot);
 
 	/*
@@ -439,8 +450,8 @@ static void test_lost_races_concurrent(struct kunit *test)
 	 * eight first, which resets keep, so that no round waits for growth:
 	 * a refusal would fail the round.
 	 */
-	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, races.depot, TEST_DEPTH,
-						&nr, 7));
+	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, races.depot,
+						 TEST_DEPTH, &nr, 7));
 	stackdepot_lf_stats(races.depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 8);
 	stackdepot_lf_reset(races.depot);

@@ -100,8 +100,8 @@ static const void *name##_gen_params(const void *prev, char *desc)	\
 					      : (array);		\
 									\
 	if (__next - (array) < (long)ARRAY_SIZE(array)) {		\
-		strncpy(desc, __next->desc_member, KUNIT_PARAM_DESC_SIZE - 1); \
-		desc[KUNIT_PARAM_DESC_SIZE - 1] = '\0';			\
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s",		\
+			 __next->desc_member);				\
 		return __next;						\
 	}								\
 	return NULL;							\

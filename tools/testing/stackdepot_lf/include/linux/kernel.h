@@ -98,9 +98,11 @@ enum hrtimer_restart {
 	HRTIMER_NORESTART,
 	HRTIMER_RESTART,
 };
+
 enum hrtimer_mode {
 	HRTIMER_MODE_REL_HARD,
 };
+
 struct hrtimer {
 	enum hrtimer_restart (*function)(struct hrtimer *timer);
 	ktime_t expires;
