@@ -1000,17 +1000,20 @@ static bool race_publish(struct stackdepot_lf *depot, u32 pos, u32 val)
 	return sdlf_slot_publish(depot, pos, val);
 }
 
-static void test_lost_race_accounting(struct kunit *test)
+/*
+ * Insert stack RACE_NR into @depot, which has one record, with a race
+ * armed that a nested call of race_depot wins: the caller gets the
+ * winner's id, and one lost race and one hit are counted. The second
+ * call of the stack hits. Returns the id.
+ */
+static stackdepot_lf_id_t expect_lost_race(struct kunit *test,
+					   struct stackdepot_lf *depot)
 {
-	struct stackdepot_lf *depot = create_default(test);
 	struct stackdepot_lf_stats stats;
-	struct stackdepot_lf_info info;
 	stackdepot_lf_id_t a, b;
 
 	race_depot = depot;
 	race_ret = -1;
-	get_id(test, depot, 5, 1);
-	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish);
 	a = get_id(test, depot, RACE_DEPTH, RACE_NR);
 	KUNIT_EXPECT_EQ(test, race_ret, 0);
 	b = get_id(test, depot, RACE_DEPTH, RACE_NR);
@@ -1023,6 +1026,21 @@ static void test_lost_race_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.lost_races, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.inserts, 2ULL);
 	KUNIT_EXPECT_EQ(test, stats.hits, 2ULL);
+	return a;
+}
+
+static void test_lost_race_accounting(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf_stats stats;
+	struct stackdepot_lf_info info;
+	stackdepot_lf_id_t a;
+
+	get_id(test, depot, 5, 1);
+	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish);
+	a = expect_lost_race(test, depot);
+
+	stackdepot_lf_stats(depot, &stats);
 	/* The loser's record could not be given back: exactly it is lost. */
 	KUNIT_EXPECT_EQ(test, stats.arena_lost, (u64)ALIGN(RS(RACE_DEPTH), 8));
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
