@@ -88,6 +88,15 @@ static bool fill_up_to_chunk(struct kunit *test, struct stackdepot_lf *depot,
 	}
 }
 
+/* Insert new stack *@nr of TEST_DEPTH frames, check it, and count it. */
+static void insert_next(struct kunit *test, struct stackdepot_lf *depot,
+			u32 *nr)
+{
+	stackdepot_lf_id_t id = get_id_grown(test, depot, TEST_DEPTH, *nr);
+
+	expect_resolves(test, depot, id, TEST_DEPTH, (*nr)++);
+}
+
 /*
  * Harness only: growth whose allocation fails, of a chunk, of a new
  * chunk directory, or of a chunk after its new directory, adds nothing
@@ -134,8 +143,7 @@ static void test_growth_enomem(struct kunit *test)
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 3);
 	KUNIT_EXPECT_EQ(test, stats.drops_grow, drops);
-	id = get_id_grown(test, depot, TEST_DEPTH, nr);
-	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
+	insert_next(test, depot, &nr);
 
 	/* The directory of 8 is full; replacing it fails. */
 	KUNIT_ASSERT_TRUE(test, fill_up_to_chunk(test, depot, TEST_DEPTH, &nr,
@@ -146,15 +154,13 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mem, mem_for(&p, 8, 0));
 	fail_alloc_at(test, 1);
 	/* The first record of chunk 7, the last, asks for chunk 8. */
-	id = get_id_grown(test, depot, TEST_DEPTH, nr);
-	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
+	insert_next(test, depot, &nr);
 	KUNIT_EXPECT_EQ(test, sdlf_fail_alloc_at, 0U);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 8);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem);
 	/* The next record of chunk 7 asks again: a directory of 16. */
-	id = get_id_grown(test, depot, TEST_DEPTH, nr);
-	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
+	insert_next(test, depot, &nr);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 9);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 9, 0));
@@ -166,16 +172,14 @@ static void test_growth_enomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.chunks, 16);
 	mem = stats.mem_allocated;
 	fail_alloc_at(test, 2);
-	id = get_id_grown(test, depot, TEST_DEPTH, nr);
-	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
+	insert_next(test, depot, &nr);
 	KUNIT_EXPECT_EQ(test, sdlf_fail_alloc_at, 0U);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 16);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
 			mem + (32 - 16) * sizeof(void *));
 	/* The next request adds the chunk, into the directory there is. */
-	id = get_id_grown(test, depot, TEST_DEPTH, nr);
-	expect_resolves(test, depot, id, TEST_DEPTH, nr++);
+	insert_next(test, depot, &nr);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.chunks, 17);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 17, 0));
