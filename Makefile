@@ -115,6 +115,10 @@ help:
 	@echo '  harness       - userspace harness: the KUnit suite under ASan/UBSan'
 	@echo '                  and TSan, stress under both, bounded libFuzzer run'
 	@echo '  fuzz          - the harness fuzzer, longer'
+	@echo '  mutate        - the harness against each single-bug mutant of'
+	@echo '                  the library ($(HARNESS)/mutants/):'
+	@echo '                  kill rate and survivors, also in out/mutate.txt;'
+	@echo '                  takes minutes, not part of test'
 	@echo '  bench         - every benchmark side by side: stackdepot_lf vs'
 	@echo '                  stack_depot_save() in UML, the userspace harness'
 	@echo '                  for 1..N threads, stack tracing cost with'
@@ -151,6 +155,8 @@ help:
 	@echo '                        (CCACHE= builds without it)'
 	@echo '  make series: SIGNOFF="Name <addr>" adds a Signed-off-by,'
 	@echo '               SERIES_AUTHOR="Name <addr>", SERIES_PREFIX=PATCH'
+	@echo '  make mutate: JOBS (mutants at once), STRESS_MSEC=2000, FUZZ_SECONDS=10,'
+	@echo '               MUTANTS="glob...", MUTATE_TIMEOUT=300, MUTATE_REV=rev'
 	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'
 	@echo '              BENCH_THREADS (harness; default CPUs),'
 	@echo '              BENCH_PARTS="kernel harness vm"'
@@ -192,6 +198,12 @@ harness-check: deps
 
 fuzz: deps
 	@$(MAKE) --no-print-directory -C $(HARNESS) fuzz
+
+# Not a step of `make test`: it runs the harness once per mutant, for
+# minutes.
+.PHONY: mutate
+mutate: deps
+	@$(HARNESS)/mutate.sh
 
 bench: deps tree
 	@scripts/bench.sh
