@@ -2,18 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn KTAP output into one result line per test: the one KTAP parser
 of the project's steps (the KUnit runs, the harness's KUnit binaries,
-series-check).
+series-check, vmtest).
 
 Usage: ktap.py RUN LOG
+       ktap.py --stream RUN LOG
 
-Reads a KUnit log (kunit.py's test.log, a console, the userspace KUnit
-shim's output) and prints "PASS RUN:suite:case", "FAIL ..." or
-"SKIP ..." for every test case (a parameterized case counts once, with
-its overall result). A suite that reported fewer cases than its plan
-announced or never ended (the kernel crashed or hung) is one line FAIL
-RUN:suite:incomplete, a suite that failed without cases (init failed)
-FAIL RUN:suite:suite-init, a log with fewer suites than its plan FAIL
-RUN:incomplete, and a log with no suite at all FAIL RUN:no-kunit-results.
+The first form reads a KUnit log (kunit.py's test.log, a console, the
+userspace KUnit shim's output) and prints "PASS RUN:suite:case",
+"FAIL ..." or "SKIP ..." for every test case (a parameterized case
+counts once, with its overall result). A suite that reported fewer cases
+than its plan announced or never ended (the kernel crashed or hung) is
+one line FAIL RUN:suite:incomplete, a suite that failed without cases
+(init failed) FAIL RUN:suite:suite-init, a log with fewer suites than
+its plan FAIL RUN:incomplete, and a log with no suite at all FAIL
+RUN:no-kunit-results.
+
+--stream reads a log of several KTAP documents one after another, with
+other lines between them, as a vmtest guest sends: the flat results of
+selftest runners (ftracetest -K) and of the guest's own checks, and the
+KUnit suites of its boot (its dmesg). It prints "STATUS RUN:N:NAME" for
+each test at the top level and each case of a suite, N counting them
+from 1 over the whole log. NAME is the test's description with runs of
+blanks made "_", or "kunit:suite:case" for a case of a suite (and
+"kunit:suite:incomplete" and "kunit:suite:suite-init" as above). A
+document that reported fewer tests than its plan adds RUN:N:incomplete;
+a log without any result is FAIL RUN:no-results.
 
 "not ok" is FAIL, "ok ... # SKIP" SKIP, any other "ok" PASS. Lines that
 are not KTAP (kernel messages, a test's log) are passed over, and so is a
@@ -163,16 +176,36 @@ def kunit(run, docs):
     return [f'{status} {run}:{name}' for status, name in out]
 
 
+def stream(run, docs):
+    """Result lines of a stream of KTAP documents, numbered."""
+    out = []
+    for doc in docs:
+        for t in doc.subtests:
+            if t.nested:
+                out += [(s, 'kunit:' + name) for s, name in suite_results(t)]
+            else:
+                out.append((t.status, re.sub(r'\s+', '_', t.desc)))
+        if ended_short(doc):
+            out.append(('FAIL', 'incomplete'))
+    lines = [f'{s} {run}:{n}:{name}' for n, (s, name) in enumerate(out, 1)]
+    return lines or [f'FAIL {run}:no-results']
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit('usage: ktap.py RUN LOG')
-    run, log = sys.argv[1:]
+    args = sys.argv[1:]
+    report = kunit
+    if args[:1] == ['--stream']:
+        report = stream
+        args = args[1:]
+    if len(args) != 2:
+        sys.exit('usage: ktap.py [--stream] RUN LOG')
+    run, log = args
     try:
         with open(log, errors='replace') as f:
             lines = f.read().splitlines()
     except OSError:
         lines = []
-    print('\n'.join(kunit(run, parse(lines))))
+    print('\n'.join(report(run, parse(lines))))
 
 
 if __name__ == '__main__':
