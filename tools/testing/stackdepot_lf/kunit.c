@@ -12,12 +12,16 @@
  * case that asserts leaves no thread running on freed memory if it
  * registered the stop of each thread it started.
  *
- * Usage: kunit [-l] [GLOB]   run the suites' cases whose "suite.case"
- * matches GLOB (fnmatch(3)), or list them with -l. Exits 1 if any failed.
+ * Usage: kunit [-l] [-t SECONDS] [GLOB]: run the suites' cases whose
+ * "suite.case" matches GLOB (fnmatch(3)), or list them with -l; a case
+ * that runs longer than SECONDS (300) ends the run. Exits 1 if any failed.
  */
+#define _GNU_SOURCE	/* pthread_timedjoin_np() */
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <unistd.h>
+
+#include "util.h"
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
@@ -221,6 +225,26 @@ static void *cleanup_thread(void *arg)
 	return NULL;
 }
 
+static unsigned int case_timeout = 300;
+
+/*
+ * Wait for a case's thread, as the kernel does, for case_timeout seconds
+ * (-t): a case that hangs ends the run, which the parser then reports as
+ * an incomplete suite, rather than hang it.
+ */
+static void join_or_time_out(pthread_t tid, struct kunit *test)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += case_timeout;
+	if (!pthread_timedjoin_np(tid, NULL, &deadline))
+		return;
+	printf("    # %s: timed out after %u s\n", test->name, case_timeout);
+	fflush(stdout);
+	_exit(1);
+}
+
 static int run_one(struct kunit_suite *suite, struct kunit_case *tc,
 		   const void *param)
 {
@@ -234,7 +258,7 @@ static int run_one(struct kunit_suite *suite, struct kunit_case *tc,
 
 	if (pthread_create(&tid, NULL, case_thread, &run))
 		abort();
-	pthread_join(tid, NULL);
+	join_or_time_out(tid, &test);
 	/*
 	 * The suite's exit, then the actions; if one of them asserts, the
 	 * actions it left are run in a new thread, the exit not again.
@@ -330,29 +354,38 @@ static int run_suite(struct kunit_suite *suite, unsigned int nr)
 	return init || failed;
 }
 
+#define USAGE	"usage: %s [-l] [-t SECONDS] [GLOB]\n"
+
 int main(int argc, char **argv)
 {
 	struct kunit_suite *suite;
 	struct kunit_case *tc;
 	unsigned int n = 0, nr = 0;
 	int opt, failed = 0;
+	u64 timeout;
 
-	while ((opt = getopt(argc, argv, "lh")) != -1) {
+	while ((opt = getopt(argc, argv, "lt:h")) != -1) {
 		switch (opt) {
 		case 'l':
 			list_only = true;
 			break;
+		case 't':
+			if (sdlf_parse_u64(optarg, &timeout) || !timeout ||
+			    timeout > 86400)
+				goto usage;
+			case_timeout = timeout;
+			break;
+		case 'h':
+			printf(USAGE, argv[0]);
+			return 0;
 		default:
-			fprintf(stderr, "usage: %s [-l] [GLOB]\n", argv[0]);
-			return opt == 'h' ? 0 : 2;
+			goto usage;
 		}
 	}
 	if (optind < argc)
 		glob = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "usage: %s [-l] [GLOB]\n", argv[0]);
-		return 2;
-	}
+	if (optind < argc)
+		goto usage;
 	for (suite = suites; suite; suite = suite->next) {
 		for (tc = suite->test_cases; list_only && tc->run_case; tc++)
 			if (selected(suite, tc))
@@ -366,6 +399,9 @@ int main(int argc, char **argv)
 		if (count_cases(suite))
 			failed |= run_suite(suite, ++nr);
 	return failed;
+usage:
+	fprintf(stderr, USAGE, argv[0]);
+	return 2;
 }
 
 /* The facilities of <linux/kernel.h>. */

@@ -7,7 +7,9 @@
 
 #include "harness.h"
 
+#ifndef __printf
 #define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+#endif
 
 /* Depth of the stacks most tests use, as in the KUnit suite. */
 #define TEST_DEPTH	32

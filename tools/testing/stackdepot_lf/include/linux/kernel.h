@@ -14,7 +14,9 @@
 
 #include "../../harness.h"
 
+#ifndef __printf
 #define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+#endif
 #define __noreturn	__attribute__((__noreturn__))
 typedef unsigned int gfp_t;
 
