@@ -516,13 +516,19 @@ static void race_before_cmpxchg(void *counter)
  * space and its record number after the winner's, finds the winner's
  * record published in the slot, and returns both, which nobody took after
  * it. A hit and a lost race are counted, nothing is lost, and the depot
- * is as if the loser had come after the winner.
+ * is as if the loser had come after the winner: its capacity is whole.
  */
 static void test_lost_race_given_back(struct kunit *test)
 {
-	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf_params p = {
+		.max_records = 16,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
 	struct stackdepot_lf_stats stats;
-	stackdepot_lf_id_t a;
+	stackdepot_lf_id_t a, id;
+	unsigned int i;
 
 	get_id(test, depot, 5, 1);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
@@ -540,13 +546,20 @@ static void test_lost_race_given_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)(ALIGN(RS(5), 8) + ALIGN(RS(RACE_DEPTH), 8)));
 	KUNIT_EXPECT_EQ(test, refs_of(test, depot, a, RACE_DEPTH), 3U);
-	/* The numbers given back are taken again: the next record is third. */
+	/* The bytes given back are taken again by the next record ... */
 	get_id(test, depot, 6, 2);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.records, 3U);
 	KUNIT_EXPECT_EQ(test, stats.arena_used,
 			(u64)(ALIGN(RS(5), 8) + ALIGN(RS(RACE_DEPTH), 8) +
 			      ALIGN(RS(6), 8)));
+	/* ... and the number too: the depot still holds max_records. */
+	for (i = 3; i < p.max_records; i++)
+		get_id_grown(test, depot, 6, 100 + i);
+	KUNIT_EXPECT_EQ(test, -ENOSPC, try_get_id(depot, 6, 99, &id));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, p.max_records);
+	KUNIT_EXPECT_EQ(test, stats.drops_full, 1ULL);
 }
 
 static struct kunit_case stackdepot_lf_harness_cases[] = {
