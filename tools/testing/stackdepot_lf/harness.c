@@ -6,24 +6,60 @@
  * Grace periods
  * -------------
  * Each thread slot has a counter, even outside and odd inside a read
- * section. sdlf_read_lock() makes it odd and then issues a seq_cst fence;
- * sdlf_read_unlock() makes it even with a release store. sdlf_synchronize()
- * issues a seq_cst fence, snapshots every counter and, for each odd one,
- * waits with acquire loads until it changes. This drains every section
- * that may have missed the stores made before sdlf_synchronize():
- * - a section whose counter was odd at the snapshot is waited for, and its
- *   release store pairs with our acquire load, so all of its accesses
- *   happen before whatever follows sdlf_synchronize();
- * - a section whose counter was even at the snapshot began after it: the
- *   two seq_cst fences order its counter store against our snapshot, so
- *   its loads after the fence see every store made before ours (the
- *   classic store-buffering pattern, resolved by fences on both sides).
+ * section. sdlf_read_lock() makes it odd with a relaxed store followed by
+ * a compiler barrier, which is all the kernel's preempt_disable() costs;
+ * sdlf_read_unlock() makes it even with a release store. The fence that
+ * would order the counter store before the section's loads is paid by
+ * sdlf_synchronize() instead: it issues a seq_cst fence and then
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a full barrier
+ * on every thread of the process that is running, at some point of its
+ * program between the call's entry and return (a thread that is not
+ * running passed through one when it was switched out), then snapshots
+ * every counter and, for each odd one, waits with acquire loads until it
+ * changes. This drains every section that may have missed the stores made
+ * before sdlf_synchronize():
+ * - a section whose counter store the snapshot sees has ended when the
+ *   snapshot reads an even value, or else once the wait sees a change:
+ *   either load then reads the release store of the section's unlock, or
+ *   a later store of its thread, in the release sequence that the unlock
+ *   heads (C11), so all of the section's accesses happen before whatever
+ *   follows sdlf_synchronize();
+ * - a section whose counter store the snapshot does not see yet had not
+ *   made that store visible when membarrier() returned, so the barrier
+ *   membarrier() ran on its thread came before the store, and after our
+ *   fence; the section's loads, which the compiler barrier keeps after
+ *   the store, then see every store made before sdlf_synchronize().
+ * This is the store-buffering pattern that a fence on each side resolves,
+ * with the reader's fence run on its behalf only when a grace period
+ * needs it, as the kernel's grace periods rest on the barriers implied by
+ * each CPU's quiescent states; liburcu's memb flavour is the same scheme.
  * That is the guarantee stackdepot_lf_reset() needs from synchronize_rcu():
  * once the busy bit is set and a grace period has passed, no caller that
  * saw the old generation is left. Nested read sections count as one.
+ *
+ * Where membarrier() cannot be registered (an older kernel, a seccomp
+ * filter, a valgrind that does not know it), or SDLF_RCU_FENCE=1 is in
+ * the environment, sdlf_rcu_init() picks the fenced mode once, before
+ * main() and so before any thread: sdlf_read_lock() issues a seq_cst fence
+ * after its counter store, sdlf_synchronize() only its own fence, and the
+ * same pattern is resolved by a fence on each side. sdlf_rcu_mode() names
+ * the mode, so that the benchmark says which read side it measured.
+ *
+ * Why not liburcu: ThreadSanitizer sees the ordering of instrumented code
+ * only, and a prebuilt liburcu is not instrumented. It would not see the
+ * release-acquire pair from a section's end to the code after the grace
+ * period, and would report the writer's clearing or freeing as racing
+ * with the sections it waited for, or miss real races once told to ignore
+ * them. Here the counters are __atomic operations that TSan models (it
+ * models neither fences nor membarrier(), in either mode, but it needs
+ * only that pair). Nor does liburcu have a read side that a grace period
+ * skips on request, which the fault-injection flag sdlf_invisible needs.
  */
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -141,6 +177,27 @@ void *sdlf_alloc(size_t size, bool zero)
 
 __thread bool sdlf_invisible;
 
+/* Set before main() and never changed: see "Grace periods" above. */
+static bool sdlf_rcu_fenced;
+
+static int sdlf_membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+static void __attribute__((constructor)) sdlf_rcu_init(void)
+{
+	const char *force = getenv("SDLF_RCU_FENCE");
+
+	sdlf_rcu_fenced = (force && *force && strcmp(force, "0")) ||
+		sdlf_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+}
+
+const char *sdlf_rcu_mode(void)
+{
+	return sdlf_rcu_fenced ? "fence" : "membarrier";
+}
+
 bool sdlf_read_lock(void)
 {
 	struct sdlf_thread *t = sdlf_thread();
@@ -159,8 +216,15 @@ bool sdlf_read_lock(void)
 	if (ctr & 1)
 		abort();
 	__atomic_store_n(&t->rcu_ctr, ctr + 1, __ATOMIC_RELAXED);
-	/* Pairs with the first fence in sdlf_synchronize(). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/*
+	 * Keeps the section's loads after the store. The fence between them
+	 * is sdlf_synchronize()'s membarrier(), or in the fenced mode ours,
+	 * which pairs with its own.
+	 */
+	if (unlikely(sdlf_rcu_fenced))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return true;
 }
 
@@ -183,8 +247,12 @@ void sdlf_synchronize(void)
 
 	if (sdlf_self && (sdlf_self->rcu_ctr & 1))
 		abort();
-	/* Pairs with the fence in sdlf_read_lock(). */
+	/* Orders the stores before the call against the snapshot. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* The readers' half of the fence; cannot fail once registered. */
+	if (!sdlf_rcu_fenced &&
+	    sdlf_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		abort();
 	for (i = 0; i < SDLF_MAX_THREADS; i++) {
 		/* Pairs with the release in sdlf_read_unlock(). */
 		snap = __atomic_load_n(&sdlf_threads[i].rcu_ctr, __ATOMIC_ACQUIRE);

@@ -286,5 +286,11 @@ extern __thread bool sdlf_invisible;
 bool sdlf_read_lock(void);
 void sdlf_read_unlock(void);
 void sdlf_synchronize(void);
+/*
+ * "membarrier": grace periods run the readers' fence, and a read section
+ * costs a compiler barrier; "fence", where membarrier(2) is missing or
+ * SDLF_RCU_FENCE=1: each read section issues a seq_cst fence.
+ */
+const char *sdlf_rcu_mode(void);
 
 #endif /* _SDLF_HARNESS_H */
