@@ -72,6 +72,8 @@ static struct stackdepot_lf *depot, *depot_refs;
 static unsigned long ops = 200000;
 static pthread_barrier_t barrier;
 static int sink;
+/* The read side the callgrind runs had: see sdlf_rcu_mode(). */
+static char grind_mode[16];
 
 struct bench_thread {
 	pthread_t tid;
@@ -277,6 +279,9 @@ static u64 callgrind_instr(const char *exe, u64 seed, enum bench_op op,
 		p = strstr(line, "Collected :");
 		if (p)
 			v = strtoull(p + strlen("Collected :"), NULL, 10);
+		p = strstr(line, "harness rcu mode: ");
+		if (p)
+			sscanf(p + strlen("harness rcu mode: "), "%15s", grind_mode);
 	}
 	pclose(f);
 	return v;
@@ -368,6 +373,7 @@ int main(int argc, char **argv)
 			populate(depot_refs, BENCH_STACKS);
 		}
 		run_op(cg_op, 0, ops, 1);
+		printf("harness rcu mode: %s\n", sdlf_rcu_mode());
 		return 0;
 	}
 
@@ -431,9 +437,13 @@ int main(int argc, char **argv)
 		else
 			printf("  %9s\n", "-");
 	}
-	printf("shim_rcu_pair: harness overhead included in every depot op's ns and\n");
-	printf("instr/op above, not in lib instr; the kernel's read side is\n");
-	printf("preempt_disable() and costs about nothing.\n");
+	printf("harness RCU read side: %.1f ns per lock/unlock pair (%s mode",
+	       ns[OP_RCU][1], sdlf_rcu_mode());
+	if (grind_mode[0] && strcmp(grind_mode, sdlf_rcu_mode()))
+		printf(", %s under callgrind", grind_mode);
+	printf("):\nthe shim_rcu_pair row (its loop included), in every depot op's\n");
+	printf("ns and instr/op above, not in lib instr; the kernel's read side,\n");
+	printf("preempt_disable(), is a per-CPU increment and a compiler barrier.\n");
 
 	if (json)
 		jf = fopen(json, "w");
@@ -446,6 +456,8 @@ int main(int argc, char **argv)
 			(unsigned long long)seed, BENCH_STACKS);
 		fprintf(jf, "  \"mean_depth\": %.2f,\n  \"reps\": %llu,\n",
 			mean_depth, (unsigned long long)reps);
+		fprintf(jf, "  \"rcu_mode\": \"%s\",\n", sdlf_rcu_mode());
+		fprintf(jf, "  \"rcu_mode_callgrind\": \"%s\",\n", grind_mode);
 		fprintf(jf, "  \"ops\": %lu,\n  \"results\": [\n", ops);
 		for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
 			enum bench_op op = table_ops[k];
