@@ -188,7 +188,19 @@ def print_harness(h):
         print('  %-20s%s%11s%11s' % (op, cells, instr, lib))
     print('  (x) = ratio to memcpy_baseline of the same thread count; lib instr:')
     print('  the library alone (built as the kernel builds it), without the')
-    print('  harness\'s read side\n')
+    print('  harness\'s read side')
+    rcu = {r['threads']: r for r in h['results'] if r['op'] == 'shim_rcu_pair'}
+    if 1 in rcu:
+        mode = h.get('rcu_mode') or 'unknown'
+        grind = h.get('rcu_mode_callgrind')
+        if grind and grind != mode:
+            mode += ', %s under callgrind' % grind
+        print('  harness RCU read side: %.1f ns per lock/unlock pair (%s mode), '
+              '%s instructions' % (rcu[1]['ns_per_op'], mode,
+                                   rcu[1].get('instr_per_op') or '-'))
+        print('  with the benchmark\'s loop (the shim_rcu_pair row): in every depot')
+        print('  op\'s ns/op and instr/op above, not in lib instr')
+    print()
 
 
 def print_vm(v, vi):
