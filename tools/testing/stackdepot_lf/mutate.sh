@@ -109,10 +109,35 @@ finish() {
 	printf '  MUTANT  %-30s %s%s (%d s)\n' "$1" "$2" "${3:+: $3}" "$secs"
 }
 
+# why DIR: the first sanitizer report in the logs of DIR, shortened to
+# "ThreadSanitizer: data race in sdlf_get_id"; a FAIL line such as
+# "...:incomplete" only says that a part died.
+why() {
+	local line
+
+	# -r, not a glob: with no logs, a glob would leave grep on stdin.
+	line=$(grep -rh -m 1 --include='*.log' '^SUMMARY: [A-Za-z]*Sanitizer: ' \
+		"$1/logs" | head -n 1) || true
+	[ -n "$line" ] || return 0
+	echo "$line" | awk '{
+			s = $2
+			for (i = 3; i <= NF && $i ~ /^[a-z-]+$/; i++)
+				s = s " " $i
+			if ($(NF - 1) == "in") {
+				s = s " in " $NF
+			} else if (i <= NF) {
+				n = split($i, part, "/")
+				sub(/:[0-9]+$/, "", part[n])
+				s = s " at " part[n]
+			}
+			print s
+		}'
+}
+
 # run_one NAME [PATCH]: copy the snapshot, apply PATCH, run check there.
 run_one() {
 	local name=$1 patch=${2:-} dir=$work/$1 start pid rc=0 timed_out=
-	local fail err
+	local fail err report
 
 	start=$(date +%s)
 	mkdir -p "$dir/logs"
@@ -150,8 +175,9 @@ run_one() {
 	[ -n "${MUTATE_KEEP:-}" ] || rm -rf "$dir/tree"
 
 	fail=$(grep -m 1 '^FAIL ' "$dir/results.txt" || true)
+	report=$(why "$dir")
 	if [ -n "$fail" ]; then
-		finish "$name" KILLED "$fail" "$start"
+		finish "$name" KILLED "$fail${report:+ ($report)}" "$start"
 	elif [ -n "$timed_out" ]; then
 		finish "$name" KILLED "TIMEOUT after ${timeout} s" "$start"
 	elif ! grep -q '^PASS ' "$dir/results.txt"; then
