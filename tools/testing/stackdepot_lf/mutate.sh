@@ -137,7 +137,7 @@ why() {
 # run_one NAME [PATCH]: copy the snapshot, apply PATCH, run check there.
 run_one() {
 	local name=$1 patch=${2:-} dir=$work/$1 start pid rc=0 timed_out=
-	local fail err report
+	local fail err report why_not
 
 	start=$(date +%s)
 	mkdir -p "$dir/logs"
@@ -145,7 +145,9 @@ run_one() {
 	if [ -n "$patch" ] &&
 	   ! patch -d "$dir/tree" -p1 -F0 -N --batch --no-backup-if-mismatch \
 		< "$patch" > "$dir/patch.log" 2>&1; then
-		finish "$name" INVALID "does not apply: $(head -n 1 "$dir/patch.log")" "$start"
+		why_not=$(grep -m 1 -E 'FAILED|malformed|can.t find|garbage|Reversed' \
+			"$dir/patch.log" || head -n 1 "$dir/patch.log")
+		finish "$name" INVALID "does not apply: $why_not" "$start"
 		return 0
 	fi
 	: > "$dir/results.txt"
