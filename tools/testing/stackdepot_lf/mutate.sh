@@ -238,6 +238,8 @@ baseline_failed && cleanup
 wait
 run_secs=$(($(date +%s) - run_start))
 
+[ -e "$work/baseline/result" ] ||
+	printf 'ERROR\t0\tthe runner left no result\n' > "$work/baseline/result"
 if baseline_failed; then
 	echo "mutate: the harness fails without any mutant: $(cut -f 3 "$work/baseline/result")" >&2
 	echo "mutate: logs in $work/baseline" >&2
