@@ -95,6 +95,9 @@ stop() {
 # own, which the terminal's signal does not reach.
 cleanup() {
 	local f
+	# The runners first, so that none records a stopped check as its own.
+	# shellcheck disable=SC2046 # one job id a word
+	kill $(jobs -p) 2> /dev/null || true
 	for f in "$work"/*/pid; do
 		[ -e "$(dirname "$f")/result" ] || stop "$(cat "$f")"
 	done
