@@ -3,7 +3,8 @@
 #
 # Host side of `make vmtest`: boot the guest twice, in test mode and with
 # stackmap set on the kernel command line (boottest), count the KTAP
-# results they send back into the make test results, check the stackmap
+# results they send back into the make test results (the parser is
+# scripts/ktap.py, the one of the KUnit runs), check the stackmap
 # CLI against the map the first boot exported, and fail the run on any
 # kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
 #
@@ -35,33 +36,23 @@ VM_ACCEL="tcg,thread=single" "$root/vm/run-qemu.sh" boottest "$out/boottest" \
 	trace_options=stackmap,stacktrace trace_stackmap_size=4096
 rc2=$?
 
-# "ok 3 name # SKIP", "not ok 4 name # UNRESOLVED" -> one result each
-n=0
+# Both boots' KTAP in one stream (scripts/ktap.py --stream): one result
+# per test, named $step:N:<description>, or $step:N:kunit:<suite>:<case>
+# for a boot-time KUnit case, N counting over both boots.
 cat "$out/test/results.txt" "$out/boottest/results.txt" | tr -d '\r' > "$out/ktap.txt"
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*|"not ok "*) ;;
-	*) continue ;;
-	esac
-	n=$((n + 1))
-	name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ *//; s/ *#.*//; s/[[:space:]]+/_/g')
-	case "$line" in
-	"not ok "*) status=FAIL ;;
-	*"# SKIP"*) status=SKIP ;;
-	*) status=PASS ;;
-	esac
+results=$("$root/scripts/ktap.py" --stream "$step" "$out/ktap.txt") ||
+	record FAIL "$step:ktap-parser"
+while read -r status test; do
+	[ -n "$status" ] || continue
 	# The project's own tests must run on every guest: a skipped
 	# stackmap test (a CPU that cannot go offline, a missing option)
 	# would leave what this step claims to cover untested.
-	case "$status:$name" in
+	case "$status:${test#"$step":*:}" in
 	SKIP:stackmap_*|"SKIP:(instance)_stackmap_"*) status=FAIL ;;
 	esac
-	record "$status" "$step:$n:$name"
-done < "$out/ktap.txt"
+	record "$status" "$test"
+done <<< "$results"
 
-if [ "$n" -eq 0 ]; then
-	record FAIL "$step:no-results"
-fi
 # The stackmap CLI on the kernel's own export: dump must print what
 # stack_map prints, expand what the kernel's stackmap-expand prints.
 snap=$out/snapshot
