@@ -13,22 +13,11 @@ expand" resolves every id of the saved trace that belongs to the map's
 generation. Exit status 0 if all holds.
 """
 import os
-import re
 import subprocess
 import sys
 
-HEAD = re.compile(r'^stack_id (0x[0-9a-f]{8}) \[ref (\d+), depth (\d+)\]$')
-
-
-def parse(text):
-    recs, cur = {}, None
-    for line in text.splitlines():
-        m = HEAD.match(line)
-        if m:
-            cur = recs[m.group(1)] = [int(m.group(2)), int(m.group(3)), []]
-        elif cur is not None and line.startswith('  ['):
-            cur[2].append(line.split('] ', 1)[1])
-    return recs
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import stackmap_text  # noqa: E402
 
 
 def main():
@@ -40,19 +29,22 @@ def main():
     if p.returncode:
         print('FAIL: dump: ' + p.stderr.strip())
         return 1
-    dumped = parse(p.stdout)
-    with open(path('stack_map')) as f:
-        kernel = parse(f.read())
+    try:
+        dumped = stackmap_text.parse(p.stdout.splitlines(), 'dump')
+        kernel = stackmap_text.read(path('stack_map'))
+    except stackmap_text.StackMapError as e:
+        print('FAIL: %s' % e)
+        return 1
     bad = 0
-    for rid, (refs, depth, frames) in dumped.items():
+    for rid, d in dumped.items():
         k = kernel.get(rid)
         if not k:
             # Only a reset between the two reads explains this.
             print('FAIL: %s not in stack_map' % rid)
             bad += 1
-        elif k[1] != depth or k[2] != frames or k[0] < refs:
+        elif k.depth != d.depth or k.frames != d.frames or k.refs < d.refs:
             print('FAIL: %s differs:\n  dump:   %s\n  kernel: %s' %
-                  (rid, (refs, depth, frames), k))
+                  (rid, d, k))
             bad += 1
     p = subprocess.run([tool, 'expand', '--map', path('stack_map_bin'),
                         '--kallsyms', path('kallsyms'), path('trace')],
