@@ -15,6 +15,13 @@ import os
 import re
 import sys
 
+# The stack_map parser of the stackmap tool's tests, without leaving a
+# __pycache__ in the tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                "..", "tools", "tracing", "stackmap", "tests"))
+import stackmap_text  # noqa: E402
+
 # The published measurement of the idea (slab workload, deeper stacks).
 PUBLISHED = {"retained_events": 2.17, "time_span": 1.85}
 # The depot's memory target at this workload, and what the depot took when
@@ -85,26 +92,6 @@ def parse_trace(path):
     return events
 
 
-def parse_stack_map(path):
-    stacks = {}
-    refs = {}
-    cur = None
-    if not os.path.exists(path):
-        return stacks, refs
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = re.match(r"^stack_id (\S+) \[ref (\d+), depth (\d+)\]", line)
-            if m:
-                cur = m.group(1)
-                stacks[cur] = []
-                refs[cur] = int(m.group(2))
-                continue
-            m = re.match(r"^\s+\[\d+\] (.*)$", line)
-            if m and cur is not None:
-                stacks[cur].append(m.group(1).strip())
-    return stacks, refs
-
-
 def read_kv(path):
     kv = {}
     if os.path.exists(path):
@@ -134,13 +121,16 @@ def session(raw, mode):
     d = os.path.join(raw, mode)
     events = parse_trace(os.path.join(d, "trace"))
     stats = cpu_stats(d)
-    stacks, refs = parse_stack_map(os.path.join(d, "stack_map"))
+    # Only the stackmap session saved a map.
+    path = os.path.join(d, "stack_map")
+    stacks = stackmap_text.read(path) if os.path.exists(path) else {}
     smstat = read_kv(os.path.join(d, "stack_map_stat"))
     span = events[-1][2] - events[0][2] if len(events) > 1 else 0.0
     with_stack = [e for e in events if e[3] is not None]
     ids = sum(1 for e in with_stack if e[3][0] == "id")
     return {
-        "dir": d, "events": events, "stacks": stacks, "refs": refs,
+        "dir": d, "events": events,
+        "stacks": {sid: st.frames for sid, st in stacks.items()},
         "retained_events": len(events),
         "ring_buffer_bytes": stats["bytes"],
         "ring_buffer_entries": stats["entries"],
@@ -264,8 +254,12 @@ def main():
         print("usage: run-report.py RAWDIR OUTDIR", file=sys.stderr)
         return 2
     raw, out = sys.argv[1], sys.argv[2]
-    off = session(raw, "off")
-    on = session(raw, "on")
+    try:
+        off = session(raw, "off")
+        on = session(raw, "on")
+    except stackmap_text.StackMapError as e:
+        print(f"run-report: {e}", file=sys.stderr)
+        return 1
     if not off["retained_events"] or not on["retained_events"]:
         print("run-report: a session retained no events", file=sys.stderr)
         return 1
