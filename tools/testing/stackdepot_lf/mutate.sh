@@ -112,17 +112,19 @@ finish() {
 	printf '  MUTANT  %-30s %s%s (%d s)\n' "$1" "$2" "${3:+: $3}" "$secs"
 }
 
-# why DIR: the first sanitizer report in the logs of DIR, shortened to
-# "ThreadSanitizer: data race in sdlf_get_id"; a FAIL line such as
-# "...:incomplete" only says that a part died.
+# why DIR: the first sanitizer report in the logs of DIR, with the part
+# that made it, shortened to "kunit-tsan: ThreadSanitizer: data race in
+# sdlf_get_id"; a FAIL line such as "...:incomplete" only says that a part
+# died. First in the order the parts ran, which their logs' times keep.
+# The part is named: the FAIL may be another's, since a part that fails
+# within the second before check is stopped records a FAIL of its own.
 why() {
-	local line
+	local log line
 
-	# -r, not a glob: with no logs, a glob would leave grep on stdin.
-	line=$(grep -rh -m 1 --include='*.log' '^SUMMARY: [A-Za-z]*Sanitizer: ' \
-		"$1/logs" | head -n 1) || true
-	[ -n "$line" ] || return 0
-	echo "$line" | awk '{
+	while read -r _ log; do
+		line=$(grep -m 1 '^SUMMARY: [A-Za-z]*Sanitizer: ' "$log") || continue
+		printf '%s: ' "$(basename "$log" .log)"
+		echo "$line" | awk '{
 			s = $2
 			for (i = 3; i <= NF && $i ~ /^[a-z-]+$/; i++)
 				s = s " " $i
@@ -135,6 +137,8 @@ why() {
 			}
 			print s
 		}'
+		return 0
+	done < <(find "$1/logs" -name '*.log' -printf '%T@ %p\n' 2> /dev/null | sort -n)
 }
 
 # run_one NAME [PATCH]: copy the snapshot, apply PATCH, run check there.
@@ -176,13 +180,14 @@ run_one() {
 		sleep 1
 	done
 	wait "$pid" || rc=$?
-	cp "$dir/tree/$harness"/build/*.log "$dir/logs/" 2> /dev/null || true
+	# With their times, which tell the order the parts ran in (why()).
+	cp -p "$dir/tree/$harness"/build/*.log "$dir/logs/" 2> /dev/null || true
 	[ -n "${MUTATE_KEEP:-}" ] || rm -rf "$dir/tree"
 
 	fail=$(grep -m 1 '^FAIL ' "$dir/results.txt" || true)
 	report=$(why "$dir")
 	if [ -n "$fail" ]; then
-		finish "$name" KILLED "$fail${report:+ ($report)}" "$start"
+		finish "$name" KILLED "$fail${report:+ [$report]}" "$start"
 	elif [ -n "$timed_out" ]; then
 		finish "$name" KILLED "TIMEOUT after ${timeout} s" "$start"
 	elif ! grep -q '^PASS ' "$dir/results.txt"; then
