@@ -228,9 +228,9 @@ static void *cleanup_thread(void *arg)
 static unsigned int case_timeout = 300;
 
 /*
- * Wait for a case's thread, as the kernel does, for case_timeout seconds
- * (-t): a case that hangs ends the run, which the parser then reports as
- * an incomplete suite, rather than hang it.
+ * Wait for a case's thread, or its cleanup's, as the kernel does, for
+ * case_timeout seconds (-t): a case that hangs ends the run, which the
+ * parser then reports as an incomplete suite, rather than hang it.
  */
 static void join_or_time_out(pthread_t tid, struct kunit *test)
 {
@@ -266,7 +266,7 @@ static int run_one(struct kunit_suite *suite, struct kunit_case *tc,
 	while (test.actions || run.suite->exit) {
 		if (pthread_create(&tid, NULL, cleanup_thread, &run))
 			abort();
-		pthread_join(tid, NULL);
+		join_or_time_out(tid, &test);
 		run.suite = &no_exit;
 	}
 	return __atomic_load_n(&test.status, __ATOMIC_RELAXED);
