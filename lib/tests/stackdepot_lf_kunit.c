@@ -1329,6 +1329,7 @@ static void test_iterator(struct kunit *test)
 	struct stackdepot_lf_iter iter;
 	unsigned int i, n = 0, *seen;
 	stackdepot_lf_id_t *ids;
+	u32 first = 0;
 	int ret;
 
 	/* Off the stack: 32-bit kernels allow frames of 1 KiB only. */
@@ -1349,6 +1350,8 @@ static void test_iterator(struct kunit *test)
 			    stackdepot_lf_id_to_u32(info.id))
 				break;
 		KUNIT_ASSERT_LT(test, i, 100U);
+		if (!n)
+			first = stackdepot_lf_id_to_u32(info.id);
 		seen[i]++;
 		n++;
 		KUNIT_EXPECT_EQ(test, ret, (int)(1 + i % TEST_DEPTH));
@@ -1364,12 +1367,16 @@ static void test_iterator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_iter_next(&iter, entries,
 							 TEST_DEPTH, &info));
 
-	/* A buffer too small for the next record does not advance the walk. */
+	/*
+	 * A buffer too small for the next record does not advance the walk:
+	 * the next call returns that record, the first of the walk.
+	 */
 	stackdepot_lf_iter_start(&iter, depot);
 	KUNIT_EXPECT_EQ(test, -ENOSPC, stackdepot_lf_iter_next(&iter, entries,
 							       0, &info));
 	ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info);
 	KUNIT_EXPECT_GT(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(info.id), first);
 
 	/* A reset mid-walk: -ESTALE from then on, never the new generation. */
 	stackdepot_lf_reset(depot);
