@@ -481,6 +481,33 @@ static void test_collisions(struct kunit *test)
 		expect_resolves(test, depot, ids[i], 10, 100 + i);
 }
 
+/*
+ * Stacks that hash alike and differ in one frame only, whichever frame
+ * and whatever the depth, are different stacks: every frame is compared.
+ */
+static void test_frame_compare(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	stackdepot_lf_id_t base, id;
+	unsigned int depth, k;
+
+	kunit_activate_static_stub(test, sdlf_hash, constant_hash);
+	for (depth = 1; depth <= 5; depth++) {
+		base = get_id(test, depot, depth, depth);
+		for (k = 0; k < depth; k++) {
+			make_stack(want_buf, depth, depth);
+			want_buf[k] ^= 0x10;
+			KUNIT_ASSERT_EQ(test, 0,
+					stackdepot_lf_get_id(depot, want_buf,
+							     depth, &id));
+			KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
+					stackdepot_lf_id_to_u32(base));
+		}
+		expect_resolves(test, depot, base, depth, depth);
+	}
+	kunit_deactivate_static_stub(test, sdlf_hash);
+}
+
 static u32 last_slot_hash(const unsigned long *entries,
 			  unsigned int nr_entries)
 {
@@ -1969,6 +1996,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE_PARAM(test_create_params, param_cases_gen_params),
 	KUNIT_CASE(test_collisions),
 	KUNIT_CASE(test_collisions_wrap),
+	KUNIT_CASE(test_frame_compare),
 	KUNIT_CASE(test_fill_records),
 	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_chunk_ends),
