@@ -118,8 +118,8 @@ __SDLF_TRY_CMPXCHG(pfx, type, _release, __ATOMIC_RELEASE)
 #else
 extern void (*sdlf_cmpxchg_hook)(void *counter);
 #define sdlf_cmpxchg_hook_run(v) do {					\
-	void (*__hook)(void *) = __atomic_load_n(&sdlf_cmpxchg_hook,	\
-						 __ATOMIC_ACQUIRE);	\
+	void (*__hook)(void *counter) =				\
+		__atomic_load_n(&sdlf_cmpxchg_hook, __ATOMIC_ACQUIRE);	\
 									\
 	if (unlikely(__hook))						\
 		__hook(v);						\

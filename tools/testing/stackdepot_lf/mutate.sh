@@ -218,7 +218,8 @@ else
 	rsync -a "${excludes[@]}" "$root/" "$snap/"
 fi
 
-echo "  MUTATE  ${#patches[@]} mutants, $jobs at a time, STRESS_MSEC=$stress_msec FUZZ_SECONDS=$fuzz_seconds, in $work"
+knobs="STRESS_MSEC=$stress_msec FUZZ_SECONDS=$fuzz_seconds"
+echo "  MUTATE  ${#patches[@]} mutants, $jobs at a time, $knobs, in $work"
 names=(baseline)
 files=("")
 for p in "${patches[@]}"; do
@@ -259,7 +260,9 @@ total=0
 survivors=()
 invalid=()
 {
-	echo "baseline: check passes ($(grep -c '^PASS ' "$work/baseline/results.txt") results, $(cut -f 2 "$work/baseline/result") s)"
+	passed=$(grep -c '^PASS ' "$work/baseline/results.txt")
+	echo "baseline: check passes ($passed results," \
+		"$(cut -f 2 "$work/baseline/result") s)"
 	echo
 	printf '%-30s %-12s %5s  %s\n' mutant category secs 'killed by'
 	for p in "${patches[@]}"; do
@@ -299,7 +302,9 @@ invalid=()
 		echo "invalid mutants (errors of the set, not kills):"
 		printf '  %s\n' "${invalid[@]}"
 	fi
-	echo "time: $((run_secs / 60))m$(printf '%02d' $((run_secs % 60)))s, JOBS=$jobs STRESS_MSEC=$stress_msec FUZZ_SECONDS=$fuzz_seconds${SEED:+ SEED=$SEED}${MUTATE_REV:+ MUTATE_REV=$MUTATE_REV}"
+	printf 'time: %dm%02ds, JOBS=%s %s%s%s\n' $((run_secs / 60)) \
+		$((run_secs % 60)) "$jobs" "$knobs" "${SEED:+ SEED=$SEED}" \
+		"${MUTATE_REV:+ MUTATE_REV=$MUTATE_REV}"
 } > "$out/mutate.txt"
 # Not through a pipe: the counts above must stay in this shell.
 cat "$out/mutate.txt"

@@ -600,10 +600,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	printf("stress: seed %llu, %u inserters, %llu ms in phases of %llu ms, %llu ops each, RCU read side: %s\n",
+	printf("stress: seed %llu, %u inserters, %llu ms in phases of %llu ms, %llu ops each,",
 	       (unsigned long long)seed, nthreads, (unsigned long long)msec,
-	       (unsigned long long)phase_ms, (unsigned long long)ops,
-	       sdlf_rcu_mode());
+	       (unsigned long long)phase_ms, (unsigned long long)ops);
+	printf(" RCU read side: %s\n", sdlf_rcu_mode());
 	fflush(stdout);
 	s.seed = seed;
 	s.ops = ops;
