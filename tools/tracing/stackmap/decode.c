@@ -57,7 +57,7 @@ _Static_assert(REC_OFF(reserved) +
 	       FIELD_SIZE(trace_stackmap_bin_record, reserved) == REC_SIZE,
 	       "the record header ends with reserved");
 
-static void smap_err(struct smap_error *err, uint64_t off, const char *fmt, ...)
+void smap_err(struct smap_error *err, uint64_t off, const char *fmt, ...)
 {
 	int n;
 	va_list ap;

@@ -46,6 +46,9 @@ struct smap_error {
 	char msg[256];
 };
 
+/* Fill @err with "offset @off: " and the message. */
+void smap_err(struct smap_error *err, uint64_t off, const char *fmt, ...);
+
 /**
  * struct smap_header - decoded stack_map_bin header, in host byte order
  * @index_bits: where the stream splits its ids
