@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libstackmap: the library that reads the ftrace stack_map_bin stream:
- * decoder, id index and symbolizer.
+ * decoder, id index and symbolizer; and the decoder of the
+ * kernel_stack_def records of a trace.
  *
  * The format is defined by <linux/trace_stackmap.h>, of which the decoder
  * uses the copy in tools/include/uapi (check-headers.sh keeps it equal to
  * the kernel's), and described in Documentation/trace/ftrace-stackmap.rst.
  * This header is the contract between the decoder (decode.c), the id index
- * (mapindex.c), the symbolizer (ksyms.c) and their users: the CLI, the
- * fuzz targets and plugin_stackmap.so.
+ * (mapindex.c), the symbolizer (ksyms.c), the definition decoder
+ * (stackdef.c), and their users: the CLI, the fuzz targets and
+ * plugin_stackmap.so.
  *
  * Conventions: every function that can fail fills a caller-provided
  * struct smap_error with a one-line message that starts with the byte
@@ -195,5 +197,46 @@ enum smap_sym_style {
 void smap_format_frame(char *buf, size_t len, const struct ksyms *ks,
 		       uint64_t ip, enum smap_sym_style style,
 		       unsigned int flags);
+
+/*
+ * kernel_stack_def: the definition of a stack id, which the kernel writes
+ * into the ring buffer before the first kernel_stack_id entry that uses
+ * the id, so that a trace resolves its ids without a map. stackdef.c
+ * decodes one record.
+ */
+#define SMAP_DEF_MAX_DEPTH	128U
+
+/**
+ * struct smap_def_layout - where a kernel_stack_def record has its fields
+ * @id_off: offset of the u32 id, from the event's format (never fixed)
+ * @depth_off: offset of the u32 depth
+ * @caller_off: offset of the frames, caller[]
+ * @long_size: the traced kernel's long, 4 or 8 bytes: the size of a frame
+ * @big_endian: the traced kernel's byte order
+ */
+struct smap_def_layout {
+	uint32_t id_off;
+	uint32_t depth_off;
+	uint32_t caller_off;
+	uint32_t long_size;
+	bool big_endian;
+};
+
+/* A decoded definition: @depth frames, innermost first. */
+struct smap_def {
+	uint32_t id;
+	uint32_t depth;
+	uint64_t addrs[SMAP_DEF_MAX_DEPTH];
+};
+
+/*
+ * Decode the @size bytes of a record: 0, or -1 for a malformed one (a
+ * field past the end of the record, depth 0 or above SMAP_DEF_MAX_DEPTH,
+ * fewer bytes than @depth frames), with the offset in the record named
+ * in @err. Even then @def has the id and depth the record holds, or 0
+ * for a field it does not hold; its frames are never set.
+ */
+int smap_def_decode(const struct smap_def_layout *lay, const void *data,
+		    size_t size, struct smap_def *def, struct smap_error *err);
 
 #endif /* _LIBSTACKMAP_H */
