@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libstackmap: the library that reads the ftrace stack_map_bin stream:
- * decoder, id index and symbolizer; and the decoder of the
- * kernel_stack_def records of a trace.
+ * decoder, id index and symbolizer; and the kernel_stack_def records
+ * of a trace: their decoder and the table of what they define.
  *
  * The format is defined by <linux/trace_stackmap.h>, of which the decoder
  * uses the copy in tools/include/uapi (check-headers.sh keeps it equal to
  * the kernel's), and described in Documentation/trace/ftrace-stackmap.rst.
  * This header is the contract between the decoder (decode.c), the id index
  * (mapindex.c), the symbolizer (ksyms.c), the definition decoder
- * (stackdef.c), and their users: the CLI, the fuzz targets and
- * plugin_stackmap.so.
+ * (stackdef.c) and table (deftab.c), and their users: the CLI, the fuzz
+ * targets and plugin_stackmap.so.
  *
  * Conventions: every function that can fail fills a caller-provided
  * struct smap_error with a one-line message that starts with the byte
@@ -202,7 +202,7 @@ void smap_format_frame(char *buf, size_t len, const struct ksyms *ks,
  * kernel_stack_def: the definition of a stack id, which the kernel writes
  * into the ring buffer before the first kernel_stack_id entry that uses
  * the id, so that a trace resolves its ids without a map. stackdef.c
- * decodes one record.
+ * decodes one record; deftab.c keeps what was learned, by id.
  */
 #define SMAP_DEF_MAX_DEPTH	128U
 
@@ -238,5 +238,68 @@ struct smap_def {
  */
 int smap_def_decode(const struct smap_def_layout *lay, const void *data,
 		    size_t size, struct smap_def *def, struct smap_error *err);
+
+/**
+ * struct smap_stack - a stack learned from definitions
+ * @refs: the definitions that teach it
+ * @addrs: @depth frames, innermost first
+ */
+struct smap_stack {
+	uint32_t refs;
+	uint32_t depth;
+	uint64_t addrs[];
+};
+
+/* A definition of an id: its time, and the stack it teaches. */
+struct smap_deftab_def {
+	uint64_t ts;
+	struct smap_stack *stack;
+};
+
+struct smap_deftab_entry {
+	uint32_t id;
+	uint32_t nr;
+	uint32_t cap;
+	struct smap_deftab_def *defs;	/* by time; NULL: free slot */
+};
+
+/**
+ * struct smap_deftab - the definitions learned from a trace, by id
+ *
+ * Keyed by the whole 32-bit id: an id resolves only through definitions
+ * of that very id, never through those of another generation's id with
+ * the same slot index. A zeroed struct is an empty table. Memory grows
+ * with what is learned: 16 bytes per definition, and the frames of each
+ * stack, once for the definitions of an id next to each other in time
+ * that repeat them.
+ */
+struct smap_deftab {
+	struct smap_deftab_entry *slots;
+	uint32_t nr_slots;		/* 0 or a power of 2 */
+	uint32_t nr_ids;
+	uint64_t nr_defs;
+	uint64_t nr_stacks;
+};
+
+/*
+ * Learn @def as the only definition of its id, replacing what was known
+ * (a one-pass reader such as the plugin: the latest definition applies).
+ * Returns 0, or -1 with errno set (ENOMEM), having learned nothing.
+ */
+int smap_deftab_set(struct smap_deftab *t, const struct smap_def *def);
+/*
+ * Add @def, met at time @ts, to the definitions of its id (a reader that
+ * has the whole trace), in any order of time. Returns as
+ * smap_deftab_set().
+ */
+int smap_deftab_add(struct smap_deftab *t, const struct smap_def *def,
+		    uint64_t ts);
+/*
+ * The definition of @id that applies at time @ts: the latest at or before
+ * @ts, else the first after it; NULL if @id has none.
+ */
+const struct smap_stack *smap_deftab_find(const struct smap_deftab *t,
+					  uint32_t id, uint64_t ts);
+void smap_deftab_free(struct smap_deftab *t);
 
 #endif /* _LIBSTACKMAP_H */
