@@ -17,10 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event-parse.h>
-#include <trace-seq.h>
-
-#include "libstackmap.h"
+#include "stackevent.h"
 
 #define PLUGIN_EXPORT __attribute__((visibility("default")))
 
@@ -72,67 +69,33 @@ static bool stackmap_open(void)
 	return true;
 }
 
-static void print_frame(struct trace_seq *s, struct tep_handle *tep,
-			unsigned long long ip)
-{
-	unsigned long long start;
-	unsigned long size;
-	const char *name;
-
-	trace_seq_puts(s, "\n => ");
-	if (ip == SMAP_TRAMPOLINE) {
-		trace_seq_puts(s, "[FTRACE TRAMPOLINE]");
-		return;
-	}
-	if (ip && tep_find_function_info(tep, ip, &name, &start, &size)) {
-		trace_seq_printf(s, "%s+0x%llx", name, ip - start);
-		if (size)
-			trace_seq_printf(s, "/0x%lx", size);
-		return;
-	}
-	trace_seq_printf(s, "0x%llx", ip);
-}
-
 static int stack_id_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
-	struct smap_record rec;
-	unsigned long long val;
-	uint32_t id, i;
+	uint32_t id;
 
-	if (tep_get_field_val(s, event, "id", record, &val, 1))
+	if (stackevent_read_id(event, record, &id)) {
+		trace_seq_puts(s, "<stack_id> [malformed]");
 		return 0;
-	id = val;
+	}
 	if (!stackmap_open()) {
 		trace_seq_printf(s, "<stack_id 0x%08x>", id);
 		return 0;
 	}
-	switch (smap_index_lookup(&stackmap.ix, id, &rec)) {
-	case SMAP_FOUND:
-		trace_seq_puts(s, "<stack trace>");
-		for (i = 0; i < rec.depth; i++)
-			print_frame(s, event->tep, rec.addrs[i]);
-		break;
-	case SMAP_STALE:
-		trace_seq_printf(s, "<stack_id 0x%08x> [stale]", id);
-		break;
-	case SMAP_UNKNOWN:
-		trace_seq_printf(s, "<stack_id 0x%08x> [unknown]", id);
-		break;
-	}
+	stackevent_print_mapped(s, event->tep, &stackmap.ix, id);
 	return 0;
 }
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 {
 	tep_plugin_add_options("stackmap", TEP_PLUGIN_OPTIONS);
-	return tep_register_event_handler(tep, -1, "ftrace", "kernel_stack_id",
+	return tep_register_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,
 					  stack_id_handler, NULL);
 }
 
 void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 {
-	tep_unregister_event_handler(tep, -1, "ftrace", "kernel_stack_id",
+	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,
 				     stack_id_handler, NULL);
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
 	if (stackmap.ok)
