@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * plugin_stackmap.so: libtraceevent plugin for ftrace's kernel_stack_id.
+ * plugin_stackmap.so: libtraceevent plugin for ftrace's kernel_stack_id
+ * and kernel_stack_def.
  *
  * trace-cmd report prints a kernel_stack_id event as "<stack_id 0x...>".
- * With a stack_map_bin of the traced instance, this plugin prints the
- * stack instead, one " => symbol+off/size" line per frame, symbolized with
- * the kallsyms that trace.dat carries. The map comes from the plugin
- * option (trace-cmd report -O stackmap:map=FILE) or, failing that, from
- * the STACKMAP_MAP environment variable. Without a map, or when the map
+ * This plugin prints the stack instead, one " => symbol+off/size" line
+ * per frame, symbolized with the kallsyms that trace.dat carries. The
+ * stack comes from the kernel_stack_def events of the trace: each one
+ * read so far teaches the stack of its id (a later one of the same id
+ * replaces it), and a kernel_stack_id of exactly that id prints it.
+ * An id not defined so far is looked up in the stack_map_bin of the
+ * traced instance, if one was given: the plugin option (trace-cmd
+ * report -O stackmap:map=FILE) or, failing that, the STACKMAP_MAP
+ * environment variable. Without a definition or a map, or when the map
  * cannot be read, the id is printed unchanged; an id of another
  * generation or missing from the map is never resolved to another stack.
+ *
+ * The plugin reads the events in the order trace-cmd gives them, by
+ * time: an id stamped before its definition (written by another CPU)
+ * stays unresolved; "stackmap report" reads the trace twice and
+ * resolves it. The definitions learned are kept per trace (per
+ * tep_handle), in memory that grows with the distinct ids defined.
  *
  * Install: copy to ~/.local/lib/traceevent/plugins/ or point
  * TRACEEVENT_PLUGIN_DIR at the directory that holds it.
@@ -69,13 +80,47 @@ static bool stackmap_open(void)
 	return true;
 }
 
+/* What the plugin learned from the definitions of one trace. */
+struct plugin_trace {
+	struct plugin_trace *next;
+	struct tep_handle *tep;
+	struct smap_deftab defs;
+};
+
+/* The traces the plugin is loaded for; one in trace-cmd report -i FILE. */
+static struct plugin_trace *traces;
+
+static int stack_def_handler(struct trace_seq *s, struct tep_record *record,
+			     struct tep_event *event, void *context)
+{
+	struct plugin_trace *pt = context;
+	struct smap_error err;
+	struct smap_def def;
+
+	if (stackevent_read_def(event, record, &def, &err)) {
+		stackevent_print_def(s, &def, true);
+		return 0;
+	}
+	/* Out of memory: the id prints as if it had no definition. */
+	smap_deftab_set(&pt->defs, &def);
+	stackevent_print_def(s, &def, false);
+	return 0;
+}
+
 static int stack_id_handler(struct trace_seq *s, struct tep_record *record,
 			    struct tep_event *event, void *context)
 {
+	struct plugin_trace *pt = context;
+	const struct smap_stack *st;
 	uint32_t id;
 
 	if (stackevent_read_id(event, record, &id)) {
 		trace_seq_puts(s, "<stack_id> [malformed]");
+		return 0;
+	}
+	st = smap_deftab_find(&pt->defs, id, record->ts);
+	if (st) {
+		stackevent_print_stack(s, event->tep, st->addrs, st->depth);
 		return 0;
 	}
 	if (!stackmap_open()) {
@@ -88,16 +133,40 @@ static int stack_id_handler(struct trace_seq *s, struct tep_record *record,
 
 int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 {
+	struct plugin_trace *pt = calloc(1, sizeof(*pt));
+
+	if (!pt)
+		return -1;
+	pt->tep = tep;
+	pt->next = traces;
+	traces = pt;
 	tep_plugin_add_options("stackmap", TEP_PLUGIN_OPTIONS);
-	return tep_register_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,
-					  stack_id_handler, NULL);
+	tep_register_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_DEF,
+				   stack_def_handler, pt);
+	return tep_register_event_handler(tep, -1, STACKEVENT_SYSTEM,
+					  STACKEVENT_ID, stack_id_handler, pt);
 }
 
 void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 {
-	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,
-				     stack_id_handler, NULL);
+	struct plugin_trace **p, *pt;
+
+	for (p = &traces; *p && (*p)->tep != tep; p = &(*p)->next)
+		;
+	pt = *p;
 	tep_plugin_remove_options(TEP_PLUGIN_OPTIONS);
+	if (!pt)
+		return;
+	*p = pt->next;
+	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_DEF,
+				     stack_def_handler, pt);
+	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,
+				     stack_id_handler, pt);
+	smap_deftab_free(&pt->defs);
+	free(pt);
+	if (traces)
+		return;
+	/* The map is the process's, as the options are. */
 	if (stackmap.ok)
 		smap_index_close(&stackmap.ix);
 	memset(&stackmap, 0, sizeof(stackmap));

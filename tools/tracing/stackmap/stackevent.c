@@ -28,6 +28,53 @@ int stackevent_read_id(struct tep_event *event, struct tep_record *record,
 	return 0;
 }
 
+/*
+ * The traced kernel's long: the size of the commit field of its ring
+ * buffer pages (a local_t), which trace-cmd reads from header_page;
+ * else the long size of the trace.dat header, which is that of the
+ * trace-cmd that recorded it, and differs for a 32-bit trace-cmd on a
+ * 64-bit kernel.
+ */
+static uint32_t kernel_long_size(struct tep_handle *tep)
+{
+	int size = tep_get_header_page_size(tep);
+
+	if (size == 4 || size == 8)
+		return size;
+	return tep_get_long_size(tep);
+}
+
+int stackevent_read_def(struct tep_event *event, struct tep_record *record,
+			struct smap_def *def, struct smap_error *err)
+{
+	struct tep_format_field *id = u32_field(event, "id");
+	struct tep_format_field *depth = u32_field(event, "depth");
+	struct tep_format_field *caller = tep_find_field(event, "caller");
+	struct smap_def_layout lay;
+
+	if (!id || !depth || !caller || caller->offset < 0 ||
+	    !(caller->flags & TEP_FIELD_IS_ARRAY) || record->size < 0) {
+		def->id = 0;
+		def->depth = 0;
+		smap_err(err, 0, "%s: no u32 id and depth, or no caller[] array",
+			 event->name);
+		return -1;
+	}
+	lay.id_off = id->offset;
+	lay.depth_off = depth->offset;
+	lay.caller_off = caller->offset;
+	lay.long_size = kernel_long_size(event->tep);
+	lay.big_endian = tep_is_file_bigendian(event->tep);
+	return smap_def_decode(&lay, record->data, record->size, def, err);
+}
+
+void stackevent_print_def(struct trace_seq *s, const struct smap_def *def,
+			  bool malformed)
+{
+	trace_seq_printf(s, "<stack_def 0x%08x depth %u>%s", def->id,
+			 def->depth, malformed ? " [malformed]" : "");
+}
+
 static void print_frame(struct trace_seq *s, struct tep_handle *tep,
 			unsigned long long ip)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The stackmap events through libtraceevent: reading kernel_stack_id
- * records by their format, and printing them. The helpers of
- * plugin_stackmap.so, apart from its entry points and options; they
- * call only the library.
+ * The stackmap events through libtraceevent: reading kernel_stack_id and
+ * kernel_stack_def records by their formats, and printing them. The
+ * helpers of plugin_stackmap.so, apart from its entry points and
+ * options; they call only the library.
  */
 #ifndef _STACKMAP_STACKEVENT_H
 #define _STACKMAP_STACKEVENT_H
@@ -15,6 +15,7 @@
 
 #define STACKEVENT_SYSTEM	"ftrace"
 #define STACKEVENT_ID		"kernel_stack_id"
+#define STACKEVENT_DEF		"kernel_stack_def"
 
 /*
  * Read the id of a kernel_stack_id record: 0, or -1 if the format has no
@@ -22,6 +23,17 @@
  */
 int stackevent_read_id(struct tep_event *event, struct tep_record *record,
 		       uint32_t *id);
+/*
+ * Decode a kernel_stack_def record, with the field offsets of its format
+ * and the traced kernel's long size and byte order: as smap_def_decode(),
+ * which names the problem of a malformed record in @err.
+ */
+int stackevent_read_def(struct tep_event *event, struct tep_record *record,
+			struct smap_def *def, struct smap_error *err);
+
+/* "<stack_def 0x%08x depth %u>", and " [malformed]" for a bad record. */
+void stackevent_print_def(struct trace_seq *s, const struct smap_def *def,
+			  bool malformed);
 /*
  * "<stack trace>" and a "\n => symbol+0xoff/0xsize" line per frame, the
  * symbols from the kallsyms of the trace.
