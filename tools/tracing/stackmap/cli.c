@@ -101,17 +101,17 @@ static void parse_trace_opts(int argc, char **argv, const char *cmd,
 	o->trace = optind < argc ? argv[optind] : NULL;
 }
 
-static int open_map(const struct trace_opts *o, struct smap_index *ix)
+int open_map(const char *path, struct smap_index *ix)
 {
 	struct smap_error err;
 	FILE *f;
 
-	f = smap_open_seekable(o->map, &err);
+	f = smap_open_seekable(path, &err);
 	if (!f)
-		return report(o->map, &err);
+		return report(path, &err);
 	if (smap_index_open(ix, f, &err))
-		return report(o->map, &err);
-	warn_hidden_addrs(o->map, &ix->hdr);
+		return report(path, &err);
+	warn_hidden_addrs(path, &ix->hdr);
 	return 0;
 }
 
@@ -124,7 +124,7 @@ int open_trace_inputs(struct trace_inputs *t, int argc, char **argv,
 	ret = load_kallsyms(&t->ksbuf, t->o.kallsyms, &t->ks);
 	if (ret)
 		return ret;
-	ret = open_map(&t->o, &t->ix);
+	ret = open_map(t->o.map, &t->ix);
 	if (ret && t->ks)
 		ksyms_free(t->ks);
 	return ret;

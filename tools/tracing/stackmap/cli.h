@@ -15,6 +15,11 @@ int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out);
 
 /* Say on stderr that the map @name was read without its addresses. */
 void warn_hidden_addrs(const char *name, const struct smap_header *hdr);
+/*
+ * Index the map at @path (warning if its addresses are hidden): 0, or
+ * the exit status with the error reported.
+ */
+int open_map(const char *path, struct smap_index *ix);
 
 /* The options of expand and fold, the commands that read trace text. */
 struct trace_opts {
