@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The stackmap events through libtraceevent: reading kernel_stack_id and
- * kernel_stack_def records by their formats, and printing them. The
- * helpers of plugin_stackmap.so, apart from its entry points and
- * options; they call only the library.
+ * kernel_stack_def records by their formats, and printing them. Shared
+ * by plugin_stackmap.so and "stackmap report", so that the two print a
+ * stack, a definition and an id alike; they call only the library.
  */
 #ifndef _STACKMAP_STACKEVENT_H
 #define _STACKMAP_STACKEVENT_H

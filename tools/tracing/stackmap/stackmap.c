@@ -21,6 +21,7 @@ static void usage(FILE *out)
 	      "            check it and print its header\n"
 	      "  expand    replace the stack ids of a trace with their stacks\n"
 	      "  fold      folded stacks for flame graphs\n"
+	      "  report    print a trace.dat with the stacks its definitions give\n"
 	      "  snapshot  save the map, kallsyms and trace of a live system\n"
 	      "\n"
 	      "Run \"stackmap COMMAND --help\" for the options of a command.\n",
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
 		{ "dump", cmd_dump },
 		{ "expand", cmd_expand },
 		{ "fold", cmd_fold },
+		{ "report", cmd_report },
 		{ "snapshot", cmd_snapshot },
 	};
 	size_t i;
