@@ -19,6 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import defs_tests  # noqa: E402
 import smapgen as g  # noqa: E402
 
 ORDERS = (('le', '<'), ('be', '>'))
@@ -911,6 +912,7 @@ def main():
         tests_snapshot(r)
         tests_plugin(r)
         tests_trace_cmd(r)
+        defs_tests.run(r, KALLSYMS)
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)
