@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the in-band stack definitions (ftrace:kernel_stack_def): the
 plugin, loaded by tests/test_plugin.c and by the real "trace-cmd
-report", on trace.dat files that mktracedat.py writes. Every case
-asserts the exact output.
+report", and "stackmap report", on trace.dat files that mktracedat.py
+writes. Every case asserts the exact output.
 
 run_tests.py calls run(); the cases need its Runner (r.run(), r.check(),
 r.write(), r.build, r.tmp).
@@ -68,8 +68,7 @@ class Trace:
 
     Times are in microseconds after mktracedat.TS0. An id's expectation
     is its frames (a stack) or a string (the text printed); plugin= is
-    the plugin's where it differs from that of a reader of the whole
-    trace.
+    the plugin's where it differs from stackmap report's.
     """
 
     def __init__(self, kallsyms, cpus=1, long_size=8, bo='<', buffers=(),
@@ -322,6 +321,220 @@ def tests_trace_cmd(r, env, kallsyms):
     r.check('trace_cmd_report_defs_id_before_def', id_first)
 
 
+# stackmap report -------------------------------------------------------------
+
+def tests_report(r, env, kallsyms):
+
+    def report(args, code=0):
+        p = subprocess.run([r.bin, 'report'] + args, capture_output=True,
+                           env=env)
+        eq(p.returncode, code, 'exit: %r' % p.stderr)
+        return p.stdout.decode(), p.stderr.decode()
+
+    def counts(resolved, mapped, unres, defs, malformed):
+        """resolved: by definitions and by the map."""
+        return ('stackmap: %d stack ids resolved (%d by the map), %d '
+                'unresolved; %d definitions read, %d malformed\n' %
+                (resolved, mapped, unres, defs, malformed))
+
+    for name, ls, bo in (('', 8, '<'), ('_long_size_4', 4, '<'),
+                         ('_big_endian', 8, '>'),
+                         ('_big_endian_long_size_4', 4, '>')):
+        def rich(ls=ls, bo=bo, name=name):
+            t = rich_trace(r, ls, bo, KALLSYMS32.encode() if ls == 4
+                           else kallsyms)
+            dat = t.write(os.path.join(r.tmp, 'rrich%s.dat' % name))
+            out, err = report([dat])
+            eq(out, t.expected(), 'stdout')
+            eq(err, counts(7, 0, 1, 6, 0), 'stderr')
+            # The same as the plugin's, where definitions come first.
+            p = subprocess.run(['trace-cmd', 'report', '-i', dat],
+                               capture_output=True, env=env)
+            eq(out, p.stdout.decode(), 'stackmap report vs trace-cmd report')
+        r.check('report_defs' + name, rich)
+
+    def id_first():
+        # Resolved with the first definition after it; the plugin's
+        # output, which cannot, differs in that line only.
+        t = Trace(kallsyms, cpus=2)
+        t.stack_id(1, X1, [A0, TR], cpu=1, plugin=unresolved(X1))
+        t.stack_def(2, X1, [A0, TR])
+        t.stack_id(3, X1, [A0, TR])
+        dat = t.write(os.path.join(r.tmp, 'ridfirst.dat'))
+        out, err = report([dat])
+        eq(out, t.expected(), 'stdout')
+        eq(err, counts(2, 0, 0, 1, 0), 'stderr')
+    r.check('report_defs_id_before_def', id_first)
+
+    def time_rule():
+        # X1 defined at 10 and, with other frames, at 20 (the id space
+        # wrapped); an entry takes the latest definition at or before
+        # it, else the first after it. The same frames again at 30
+        # change nothing.
+        t = Trace(kallsyms, cpus=2)
+        t.stack_id(5, X1, [A0], cpu=1)
+        t.stack_def(10, X1, [A0])
+        t.stack_id(10, X1, [A0], cpu=1)
+        t.stack_id(15, X1, [A0], cpu=1)
+        t.stack_def(20, X1, [A1, A2])
+        t.stack_id(20, X1, [A1, A2], cpu=1)
+        t.stack_id(25, X1, [A1, A2], cpu=1)
+        t.stack_def(30, X1, [A1, A2])
+        t.stack_id(35, X1, [A1, A2], cpu=1)
+        out, err = report([t.write(os.path.join(r.tmp, 'time.dat'))])
+        eq(out, t.expected(), 'stdout')
+        eq(err, counts(6, 0, 0, 3, 0), 'stderr')
+    r.check('report_defs_redefined_time_rule', time_rule)
+
+    def generations():
+        # Two generations: each id resolves with its own definition; an
+        # id of generation 1 without one never through generation 2's
+        # definition of its slot, before or after it.
+        t = Trace(kallsyms, cpus=2)
+        t.stack_def(1, X1, [A0])
+        t.stack_id(2, X1, [A0])
+        t.stack_id(3, X2, unresolved(X2), cpu=1)
+        t.stack_def(10, Y1, [A1])
+        t.stack_def(10, Y2, [A2])
+        t.stack_id(11, Y1, [A1], cpu=1)
+        t.stack_id(12, Y2, [A2])
+        t.stack_id(13, X1, [A0], cpu=1)
+        t.stack_id(14, X2, unresolved(X2))
+        out, err = report([t.write(os.path.join(r.tmp, 'gens.dat'))])
+        eq(out, t.expected(), 'stdout')
+        eq(err, counts(4, 0, 2, 3, 0), 'stderr')
+    r.check('report_defs_generations_apart', generations)
+
+    def malformed():
+        t = Trace(kallsyms)
+        t.stack_def(1, X1, [A0])
+        t.stack_def(2, X1, [A1, A2], cut=4)
+        t.stack_def(3, X2, [A1], depth=0)
+        t.stack_def(4, X2, [A1], depth=129)
+        t.stack_def(5, X2, [A1, A2], depth=3)
+        t.stack_id(6, X1, [A0])
+        t.stack_id(7, X2, unresolved(X2))
+        out, err = report([t.write(os.path.join(r.tmp, 'bad.dat'))])
+        eq(out, t.expected(), 'stdout')
+        # The first malformed one named, with its time and offset.
+        eq(err, 'stackmap: %s: malformed kernel_stack_def (CPU 0, time '
+           '12345.000002000): offset 28: record ends before frame 1 of 2\n'
+           % os.path.join(r.tmp, 'bad.dat') + counts(1, 0, 1, 1, 4),
+           'stderr')
+    r.check('report_defs_malformed', malformed)
+
+    def with_map():
+        path = r.write('rdefs.map', g.stream(
+            [(X1, [A0], 1), (X2, [A1], 1)], GEN, index_bits=14))
+        t = Trace(kallsyms)
+        t.stack_def(1, X1, [A3])
+        t.stack_id(2, X1, [A3])
+        t.stack_id(3, X2, [A1])
+        t.stack_id(4, X3, unresolved(X3, ' [unknown]'))
+        # Stale in the map, but defined later in the trace.
+        t.stack_id(5, Y1, [A2], plugin=unresolved(Y1, ' [stale]'))
+        t.stack_def(6, Y1, [A2])
+        dat = t.write(os.path.join(r.tmp, 'map.dat'))
+        out, err = report(['--map', path, dat])
+        eq(out, t.expected(), 'stdout')
+        eq(err, counts(3, 1, 1, 2, 0), 'stderr')
+        p = subprocess.run(['trace-cmd', 'report', '-i', dat, '-O',
+                            'stackmap:map=' + path], capture_output=True,
+                           env=env)
+        eq(p.stdout.decode(), t.expected(plugin=True), 'plugin')
+    r.check('report_defs_and_map', with_map)
+
+    def hide():
+        t = rich_trace(r, kallsyms=kallsyms)
+        dat = t.write(os.path.join(r.tmp, 'hide.dat'))
+        out, _ = report(['--hide-defs', dat])
+        eq(out, t.expected(hide_defs=True), 'stdout')
+    r.check('report_hide_defs', hide)
+
+    def instances():
+        # An instance has its ids and definitions; the same id value is
+        # another stack in each buffer, and a definition of the other
+        # buffer never resolves an id. Lines are named as trace-cmd
+        # report names them.
+        t = Trace(kallsyms, cpus=2, buffers=('foo',))
+        t.stack_def(1, X1, [A0])
+        t.stack_def(1, X1, [A1], buf='foo')
+        t.stack_id(2, X1, [A0], cpu=1)
+        t.stack_id(2, X1, [A1], buf='foo', cpu=1)
+        t.stack_def(3, X2, [A2], buf='foo')
+        t.stack_id(4, X2, unresolved(X2))
+        t.stack_id(4, X2, [A2], buf='foo')
+        t.stack_def(5, X3, [A3])
+        t.stack_id(6, X3, [A3])
+        t.kfree(7, 0x2000, buf='foo', cpu=1)
+        out, err = report([t.write(os.path.join(r.tmp, 'inst.dat'))])
+        eq(out, t.expected(), 'stdout')
+        eq(err, counts(4, 0, 1, 4, 0), 'stderr')
+    r.check('report_instance_buffers', instances)
+
+    def instances_vs_trace_cmd():
+        # The format of buffer names, against trace-cmd report itself.
+        t = Trace(kallsyms, cpus=2, buffers=('foo', 'longer_name'))
+        t.stack_def(1, X1, [A0])
+        t.stack_id(2, X1, [A0], cpu=1)
+        t.stack_def(3, Y1, [A1], buf='longer_name')
+        t.stack_id(4, Y1, [A1], buf='longer_name')
+        t.kfree(5, 0x2000, buf='foo', cpu=1)
+        t.lose_events(buf='foo', cpu=1)
+        t.kfree(6, 0x2001, buf='foo', cpu=1)
+        dat = t.write(os.path.join(r.tmp, 'inst2.dat'))
+        out, _ = report([dat])
+        eq(out, t.expected(), 'stdout')
+        p = subprocess.run(['trace-cmd', 'report', '-i', dat],
+                           capture_output=True, env=env)
+        eq(out, p.stdout.decode(), 'vs trace-cmd report')
+    r.check('report_instance_names_as_trace_cmd', instances_vs_trace_cmd)
+
+    def bad_files():
+        for path, words in (
+                (os.path.join(r.tmp, 'nonexistent.dat'),
+                 'No such file or directory'),
+                (r.write('garbage.dat', b'\x17\x08\x44tracing' + b'x' * 100),
+                 'not a trace-cmd data file that libtracecmd can read'),
+                (r.write('empty.dat', b''),
+                 'not a trace-cmd data file that libtracecmd can read'),
+                (r.tmp, 'not a trace-cmd data file that libtracecmd can '
+                 'read')):
+            out, err = report([path], 1)
+            eq((out, err), ('', 'stackmap: %s: %s\n' % (path, words)), path)
+        # Truncated in the CPU data of the top buffer.
+        t = rich_trace(r, kallsyms=kallsyms)
+        dat = t.write(os.path.join(r.tmp, 'trunc.dat'))
+        with open(dat, 'rb') as f:
+            data = f.read()
+        path = r.write('truncated.dat', data[:len(data) - 100])
+        _, err = report([path], 1)
+        eq(err, 'stackmap: %s: cannot read the trace data\n' % path, 'stderr')
+        # A bad map is an error, as for expand.
+        bad = r.write('bad.map', b'FSMB')
+        out, err = report(['--map', bad, dat], 1)
+        assert err.startswith('stackmap: %s: offset 0: ' % bad), err
+        eq(out, '', 'stdout')
+    r.check('report_bad_files', bad_files)
+
+    def usage():
+        for args in ([], ['a.dat', 'b.dat'], ['--bogus', 'a.dat'],
+                     ['--map']):
+            out, err = report(args, 2)
+            assert "Try 'stackmap report --help'." in err, err
+        out, _ = report(['--help'])
+        assert out.startswith('Usage: stackmap report'), out
+    r.check('report_usage', usage)
+
+    def bare():
+        p = subprocess.run([os.path.join(r.build, 'bare', 'stackmap'),
+                            'report', '/dev/null'], capture_output=True)
+        eq((p.returncode, p.stdout, p.stderr),
+           (1, b'', b'stackmap report: built without libtracecmd\n'),
+           'bare build')
+    r.check('report_built_without_libtracecmd', bare)
+
+
 def run(r, kallsyms):
     """kallsyms: the text of run_tests.py's (64-bit) kallsyms."""
     tp = os.path.join(r.build, 'test_plugin')
@@ -337,3 +550,4 @@ def run(r, kallsyms):
         return
     env['TRACEEVENT_PLUGIN_DIR'] = r.build
     tests_trace_cmd(r, env, kallsyms.encode())
+    tests_report(r, env, kallsyms.encode())

@@ -605,7 +605,7 @@ def tests_fold(r):
 # command line ----------------------------------------------------------------
 
 def tests_cli(r):
-    for cmd in ('dump', 'expand', 'fold', 'snapshot'):
+    for cmd in ('dump', 'expand', 'fold', 'snapshot', 'report'):
         def helps(cmd=cmd):
             p = r.run([cmd, '--help'])
             eq(p.returncode, 0, 'exit')
