@@ -13,6 +13,7 @@ import os
 import re
 import resource
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -863,6 +864,40 @@ def seed_corpus(r, corpus):
             n += 1
 
 
+def def_record(rid, frames, bo='<', lfmt='Q', depth=None, cut=0):
+    """A kernel_stack_def record with the kernel's layout (8, 12, 16)."""
+    rec = (struct.pack(bo + 'HBBiII', 40, 0, 1, 1234, rid,
+                       len(frames) if depth is None else depth) +
+           b''.join(struct.pack(bo + lfmt, f) for f in frames))
+    return rec[:len(rec) - cut]
+
+
+def seed_def_corpus(r, corpus):
+    """Layout byte, offsets, then (length, time step, record) each."""
+    os.makedirs(corpus, exist_ok=True)
+    n = 0
+    for flags, bo, lfmt in ((0, '<', 'Q'), (1, '<', 'I'), (2, '>', 'Q'),
+                            (3, '>', 'I')):
+        mask = (1 << (8 * struct.calcsize(lfmt))) - 1
+        frames = [a & mask for a in (A0, g.TRAMPOLINE, A1, A2)]
+        recs = [def_record(0x00100001, frames, bo, lfmt),
+                def_record(0x00100002, frames[:1], bo, lfmt),
+                def_record(0x00100001, frames[2:], bo, lfmt),
+                def_record(0x00100001, frames, bo, lfmt),
+                def_record(0x00200001, frames * 32, bo, lfmt)[:255],
+                def_record(0x00100003, frames, bo, lfmt, depth=0),
+                def_record(0x00100003, frames, bo, lfmt, depth=129),
+                def_record(0x00100003, frames, bo, lfmt, cut=4),
+                def_record(0x00100003, [], bo, lfmt, cut=6)]
+        for step, rec in enumerate(recs):
+            data = bytes([flags, 8, 12, 16])
+            for i, one in enumerate(recs[:step + 1]):
+                data += bytes([len(one), (i * 5) % 8]) + one
+            with open(os.path.join(corpus, 'seed%03d' % n), 'wb') as f:
+                f.write(data)
+            n += 1
+
+
 def seed_trace_corpus(r, corpus):
     os.makedirs(corpus, exist_ok=True)
     for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE]):
@@ -894,14 +929,19 @@ def main():
     ap.add_argument('--fuzz-trace-seconds', type=int, default=5)
     ap.add_argument('--seed-corpus')
     ap.add_argument('--seed-trace-corpus')
+    ap.add_argument('--fuzz-def-seconds', type=int, default=3)
+    ap.add_argument('--seed-def-corpus')
     args = ap.parse_args()
     r = Runner(os.path.abspath(args.build), args.results)
     try:
-        if args.seed_corpus or args.seed_trace_corpus:
+        if args.seed_corpus or args.seed_trace_corpus or \
+           args.seed_def_corpus:
             if args.seed_corpus:
                 seed_corpus(r, args.seed_corpus)
             if args.seed_trace_corpus:
                 seed_trace_corpus(r, args.seed_trace_corpus)
+            if args.seed_def_corpus:
+                seed_def_corpus(r, args.seed_def_corpus)
             return 0
         start = time.time()
         tests_dump(r)
@@ -919,6 +959,9 @@ def main():
         if args.fuzz_trace_seconds > 0:
             tests_fuzz(r, args.fuzz_trace_seconds, 'fuzz_trace',
                        seed_trace_corpus, 'fuzz_trace_parsers')
+        if args.fuzz_def_seconds > 0:
+            tests_fuzz(r, args.fuzz_def_seconds, 'fuzz_def',
+                       seed_def_corpus, 'fuzz_def_decoder')
         print('%d passed, %d failed (%.1f s)' %
               (r.passed, r.failed, time.time() - start))
         return 1 if r.failed else 0
