@@ -115,8 +115,8 @@ struct stackdepot_lf_info {
  *	in what remained of a chunk
  * @mem_used: @arena_used and the hit counters of the current generation's
  *	records
- * @mem_allocated: bytes allocated by the depot (table, chunks, counters and
- *	the depot itself)
+ * @mem_allocated: bytes allocated by the depot (table and its marks, chunks,
+ *	counters and the depot itself)
  * @hits: get_id calls that found the stack already stored (lifetime)
  * @inserts: get_id calls that stored a new stack (lifetime)
  * @lost_races: hits that happened after building a record because another
@@ -293,21 +293,32 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
  * @entries: return addresses, innermost first
  * @nr_entries: number of entries
  * @id: where to store the id on success
+ * @first: if not NULL, where to store on success whether this call set the
+ *	mark of the record: true for one call per record between the record's
+ *	store, or stackdepot_lf_clear_marks(), and the next clearing (for two
+ *	if a call races with the clearing), false for the others; NULL leaves
+ *	the mark alone
  *
  * For owners that replace or free their depot while get_id may run: the
  * check that a grace period waits for the caller, the load of *@depotp
  * and the get_id happen in one read section, so that a refused caller
  * never touches the depot, which may be freed under it.
  *
+ * With @first, a user can tell the first use of each stack since a point
+ * of its choosing (the stack's store, or its last clearing of the marks),
+ * for example to pass the stack on downstream once and its id afterwards.
+ * A caller that is told false may return before the one told true has
+ * passed the stack on.
+ *
  * Context: As stackdepot_lf_get_id().
  * Return: as stackdepot_lf_get_id(), and -ENODEV if *@depotp is NULL.
  * -EPERM is not counted in the depot's statistics (the caller may count
- * it); every other outcome is.
+ * it); every other outcome is. On error *@first is left untouched.
  */
 int __must_check stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
 					  const unsigned long *entries,
 					  unsigned int nr_entries,
-					  stackdepot_lf_id_t *id);
+					  stackdepot_lf_id_t *id, bool *first);
 
 /**
  * stackdepot_lf_lookup() - copy out the stack an id stands for
@@ -350,6 +361,21 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
  * Context: Process context; sleeps.
  */
 void stackdepot_lf_reset(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_clear_marks() - clear the mark of every record
+ * @depot: the depot, or NULL
+ *
+ * Afterwards the next stackdepot_lf_get_id_rcu() call that asks for the
+ * mark of a record is told it set it, as after the record's store. A
+ * reset clears the marks too. Calls running meanwhile may find their mark
+ * cleared after they set it; the record's next caller is then told true
+ * again.
+ *
+ * Context: Any context; takes time in proportion to the table size (a
+ * bit per slot, 4 KiB for 32768 slots).
+ */
+void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
 
 /**
  * stackdepot_lf_generation() - current generation tag of a depot
@@ -455,7 +481,7 @@ stackdepot_lf_get_id(struct stackdepot_lf *depot, const unsigned long *entries,
 static inline int __must_check
 stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
 			 const unsigned long *entries, unsigned int nr_entries,
-			 stackdepot_lf_id_t *id)
+			 stackdepot_lf_id_t *id, bool *first)
 {
 	return -EINVAL;
 }
@@ -470,6 +496,8 @@ static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
 }
 
 static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
+
+static inline void stackdepot_lf_clear_marks(struct stackdepot_lf *depot) { }
 
 static inline u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 {

@@ -211,7 +211,7 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 	 * that a grace period waits for us before it loads the pointer.
 	 */
 	ret = stackdepot_lf_get_id_rcu(&tr->stackmap.depot, calls, nr_entries,
-				       &sid);
+				       &sid, NULL);
 	if (unlikely(ret == -EPERM))
 		atomic_long_inc(&tr->stackmap.drops_context);
 	if (ret)

@@ -37,6 +37,16 @@
  * no other until the 2^32 id values have all been handed out again. Range
  * 0 is never handed out, so 0 is never an id.
  *
+ * Marks
+ * -----
+ * Each slot has a mark bit (->marks). A get_id caller that asks for it
+ * sets the mark of the slot it returns, and learns whether it was the one
+ * to set it: one caller per record between its store, or
+ * stackdepot_lf_clear_marks(), and the next clearing. Reset clears the
+ * marks with the table. Users tell the first use of a stack since a point
+ * of their choosing with it (ftrace writes a stack's definition into its
+ * trace buffer then).
+ *
  * Coding conventions in this file: @depot is the depot, @val a slot value,
  * @pos a slot index, @state the generation state word (the base of the
  * generation's id range, with the busy bit set during a reset).
@@ -83,6 +93,15 @@
  *   cache line between them; readers sum the stripes. Such depots keep no
  *   other hit counter: their hits are the sum of the ref counts, which are
  *   longs so that a hot stack's count does not wrap on 64-bit.
+ * - Marks are atomic bit operations that publish nothing: test_and_set_bit()
+ *   decides which caller sets a mark, and the test_bit() before it keeps
+ *   the callers of a marked record from writing its cache line. Reset
+ *   clears them in its window with no caller left, before it publishes the
+ *   next generation; stackdepot_lf_clear_marks() clears them under running
+ *   callers one word at a time with WRITE_ONCE(), so that a caller racing
+ *   with it may find its mark cleared just after setting it, and a second
+ *   caller then sets it again: a clearing may elect two callers, never
+ *   none.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
  *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
  *   and summed without synchronisation.
@@ -158,6 +177,7 @@ struct stackdepot_lf {
 	u32 ref_stripes;
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
 	u32 *slots;
+	unsigned long *marks;	/* one bit per slot, see "Marks" above */
 	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
 	atomic_long_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
 	struct sdlf_pcpu_stats __percpu *pcpu;
@@ -529,6 +549,33 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 		atomic_inc(&depot->records_lost);
 }
 
+/*
+ * Set the mark of slot @pos for a caller that asked with @first; called in
+ * a read section. No ordering: a mark publishes no data, it only elects
+ * one caller, and the atomic test_and_set_bit() does that alone.
+ */
+static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
+				      bool *first)
+{
+	if (first)
+		*first = !test_bit(pos, depot->marks) &&
+			 !test_and_set_bit(pos, depot->marks);
+}
+
+/*
+ * Clear every mark. Each word is cleared whole with WRITE_ONCE(), which
+ * races only with the test_and_set_bit() of callers in sdlf_mark():
+ * either may come first, and a mark cleared after it was set is set again
+ * by the next caller.
+ */
+static void sdlf_clear_marks(struct stackdepot_lf *depot)
+{
+	size_t i;
+
+	for (i = 0; i < BITS_TO_LONGS(depot->slot_mask + 1); i++)
+		WRITE_ONCE(depot->marks[i], 0);
+}
+
 bool stackdepot_lf_caller_visible(void)
 {
 	return sdlf_caller_visible();
@@ -545,7 +592,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 				     u32 state, u32 pos,
 				     const unsigned long *entries,
 				     unsigned int nr_entries,
-				     stackdepot_lf_id_t *id)
+				     stackdepot_lf_id_t *id, bool *first)
 {
 	u32 probed, val, new_val = 0;
 	int ret;
@@ -563,6 +610,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			}
 			if (sdlf_slot_publish(depot, pos, new_val)) {
 				sdlf_count(&depot->pcpu->inserts);
+				sdlf_mark(depot, pos, first);
 				*id = sdlf_make_id(state, pos);
 				return 0;
 			}
@@ -578,6 +626,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			sdlf_count_hit(depot, sdlf_record(depot, val));
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
+			sdlf_mark(depot, pos, first);
 			*id = sdlf_make_id(state, pos);
 			ret = 0;
 			goto out;
@@ -595,7 +644,7 @@ out:
 static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 				       const unsigned long *entries,
 				       unsigned int nr_entries,
-				       stackdepot_lf_id_t *id)
+				       stackdepot_lf_id_t *id, bool *first)
 {
 	const struct sdlf_record *rec;
 	u32 hash, state, pos, val;
@@ -620,12 +669,13 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 		rec = sdlf_record(depot, val);
 		if (likely(sdlf_record_match(rec, hash, entries, nr_entries))) {
 			sdlf_count_hit(depot, rec);
+			sdlf_mark(depot, pos, first);
 			*id = sdlf_make_id(state, pos);
 			return 0;
 		}
 	}
 	return sdlf_get_id_slow(depot, hash, state, pos, entries, nr_entries,
-				id);
+				id, first);
 }
 
 int stackdepot_lf_get_id(struct stackdepot_lf *depot,
@@ -639,7 +689,7 @@ int stackdepot_lf_get_id(struct stackdepot_lf *depot,
 
 	/* Counters are per CPU: count in the section, visible or not. */
 	if (likely(sdlf_read_lock())) {
-		ret = sdlf_get_id(depot, entries, nr_entries, id);
+		ret = sdlf_get_id(depot, entries, nr_entries, id, NULL);
 	} else {
 		sdlf_count(&depot->pcpu->drops_context);
 		ret = -EPERM;
@@ -651,7 +701,8 @@ EXPORT_SYMBOL_GPL(stackdepot_lf_get_id);
 
 int stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
 			     const unsigned long *entries,
-			     unsigned int nr_entries, stackdepot_lf_id_t *id)
+			     unsigned int nr_entries, stackdepot_lf_id_t *id,
+			     bool *first)
 {
 	struct stackdepot_lf *depot;
 	int ret = -EPERM;
@@ -663,8 +714,8 @@ int stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
 	if (likely(sdlf_read_lock())) {
 		/* Pairs with the owner's rcu_assign_pointer() of *@depotp. */
 		depot = rcu_dereference_sched(*depotp);
-		ret = depot ? sdlf_get_id(depot, entries, nr_entries, id) :
-			      -ENODEV;
+		ret = depot ? sdlf_get_id(depot, entries, nr_entries, id,
+					  first) : -ENODEV;
 	}
 	sdlf_read_unlock();
 	return ret;
@@ -760,6 +811,8 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	sdlf_synchronize();
 
 	memset(depot->slots, 0, (size_t)(depot->slot_mask + 1) * sizeof(u32));
+	/* Not memset(): stackdepot_lf_clear_marks() may run meanwhile. */
+	sdlf_clear_marks(depot);
 	records = atomic_read(&depot->nr_records);
 	if (depot->ref_blocks) {
 		/* Before the counters go: stackdepot_lf_stats() reads both. */
@@ -785,6 +838,13 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	mutex_unlock(&depot->reset_lock);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
+
+void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
+{
+	if (depot)
+		sdlf_clear_marks(depot);
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_clear_marks);
 
 u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 {
@@ -1140,6 +1200,7 @@ static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
 	u32 max_chunks = sdlf_max_chunks(params, shift);
 	size_t size = sizeof(struct stackdepot_lf) +
 		      (size_t)slots * sizeof(u32) +
+		      BITS_TO_LONGS(slots) * sizeof(unsigned long) +
 		      nr_cpu_ids * sizeof(struct sdlf_pcpu_stats) +
 		      min(SDLF_DIR_MIN, max_chunks) * sizeof(u8 *) +
 		      sdlf_initial_chunks(max_chunks) *
@@ -1192,6 +1253,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	atomic64_set(&depot->hits_base, 0);
 
 	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
+	depot->marks = kvcalloc(BITS_TO_LONGS(slots), sizeof(unsigned long),
+				GFP_KERNEL);
 	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
 						 GFP_KERNEL));
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
@@ -1206,7 +1269,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 			       ((size_t)SDLF_GRANULE << depot->chunk_shift) -
 			       (depot->max_ref_blocks ?
 				sdlf_ref_block_size(depot) : 0);
-	if (!depot->slots || !rcu_access_pointer(depot->chunks) ||
+	if (!depot->slots || !depot->marks ||
+	    !rcu_access_pointer(depot->chunks) ||
 	    !depot->pcpu || (depot->max_ref_blocks && !depot->ref_blocks)) {
 		stackdepot_lf_destroy(depot);
 		return ERR_PTR(-ENOMEM);
@@ -1253,6 +1317,7 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot)
 		kvfree(depot->ref_blocks[i]);
 	kvfree(depot->ref_blocks);
 	free_percpu(depot->pcpu);
+	kvfree(depot->marks);
 	kvfree(depot->slots);
 	mutex_destroy(&depot->grow_lock);
 	mutex_destroy(&depot->reset_lock);

@@ -16,6 +16,7 @@
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/cpumask.h>

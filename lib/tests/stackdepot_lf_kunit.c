@@ -1096,26 +1096,149 @@ static void test_get_id_rcu(struct kunit *test)
 	unsigned long entries[TEST_DEPTH + 1];
 	struct stackdepot_lf_stats stats;
 	stackdepot_lf_id_t id = 0;
+	bool first = false;
 
 	make_stack(entries, 7, 3);
 	KUNIT_EXPECT_EQ(test, -ENODEV,
-			stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id));
+			stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id, NULL));
 	KUNIT_EXPECT_EQ(test, 0U, stackdepot_lf_id_to_u32(id));
 	rcu_assign_pointer(ptr, depot);
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			stackdepot_lf_get_id_rcu(&ptr, entries, 0, &id));
-	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id));
+			stackdepot_lf_get_id_rcu(&ptr, entries, 0, &id, &first));
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id_rcu(&ptr, entries, 7, &id,
+							  &first));
+	KUNIT_EXPECT_TRUE(test, first);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
 			stackdepot_lf_id_to_u32(get_id(test, depot, 7, 3)));
 	expect_resolves(test, depot, id, 7, 3);
 	make_stack(entries, TEST_DEPTH + 1, 4);
 	KUNIT_EXPECT_EQ(test, -E2BIG,
 			stackdepot_lf_get_id_rcu(&ptr, entries, TEST_DEPTH + 1,
-						 &id));
+						 &id, &first));
+	/* Untouched on error. */
+	KUNIT_EXPECT_TRUE(test, first);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.inserts, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.hits, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats.drops_too_deep, 1ULL);
+}
+
+/*
+ * get_id_rcu() of synthetic stack @nr of @depth frames through @ptr, asking
+ * for the mark; asserts success and returns whether the call set it. The
+ * answer starts true, so that a path that forgets to give one looks like
+ * a second "first" (test_get_id_rcu() starts it false).
+ */
+static bool get_id_marked(struct kunit *test,
+			  struct stackdepot_lf __rcu *const *ptr,
+			  unsigned int depth, u32 nr, stackdepot_lf_id_t *id)
+{
+	bool first = true;
+
+	make_stack(want_buf, depth, nr);
+	KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id_rcu(ptr, want_buf, depth,
+							  id, &first));
+	return first;
+}
+
+/*
+ * Marks: of the callers that ask, one per record is told it set the mark,
+ * from the record's store to the next clearing of the marks or reset, on
+ * the fast path (home slot) and the slow one (probed slots); callers that
+ * do not ask leave the mark alone.
+ */
+static void test_marks(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test), __rcu *ptr = NULL;
+	stackdepot_lf_id_t ids[4], id;
+	unsigned int i;
+
+	rcu_assign_pointer(ptr, depot);
+	/* Stored without asking: the first caller to ask sets the mark. */
+	ids[0] = get_id(test, depot, 5, 1);
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(ids[0]));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	/* Stored by a caller that asks. */
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 6, 2, &ids[1]));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
+
+	/* Cleared: each is first once more, and only once. */
+	stackdepot_lf_clear_marks(depot);
+	stackdepot_lf_clear_marks(NULL);
+	get_id(test, depot, 6, 2);
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 6, 2, &id));
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
+
+	/* A reset clears them with the records. */
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(ids[0]));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
+
+	/* Stacks that hash alike: marks follow the probed slots. */
+	stackdepot_lf_reset(depot);
+	kunit_activate_static_stub(test, sdlf_hash, constant_hash);
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 10, 100 + i,
+						      &ids[i]));
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 10, 100 + i,
+						       &id));
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+				stackdepot_lf_id_to_u32(ids[i]));
+	}
+	stackdepot_lf_clear_marks(depot);
+	for (i = ARRAY_SIZE(ids); i-- > 0; )
+		KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 10, 100 + i,
+						      &id));
+}
+
+static bool race_first;
+
+/*
+ * race_publish() for a caller that asks for the mark: the nested call
+ * that wins the race asks too, and is told it set the mark.
+ */
+static bool race_publish_marked(struct stackdepot_lf *depot, u32 pos, u32 val)
+{
+	struct stackdepot_lf __rcu *ptr = NULL;
+	stackdepot_lf_id_t id;
+
+	kunit_deactivate_static_stub(kunit_get_current_test(),
+				     sdlf_slot_publish);
+	rcu_assign_pointer(ptr, race_depot);
+	make_stack(got_buf, RACE_DEPTH, RACE_NR);
+	race_ret = stackdepot_lf_get_id_rcu(&ptr, got_buf, RACE_DEPTH, &id,
+					    &race_first);
+	return sdlf_slot_publish(depot, pos, val);
+}
+
+/* The loser of a publication race adopts the record, not its mark. */
+static void test_marks_lost_race(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test), __rcu *ptr = NULL;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+
+	rcu_assign_pointer(ptr, depot);
+	race_depot = depot;
+	race_ret = -1;
+	race_first = false;
+	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish_marked);
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, RACE_DEPTH, RACE_NR,
+					       &id));
+	KUNIT_EXPECT_EQ(test, race_ret, 0);
+	KUNIT_EXPECT_TRUE(test, race_first);
+	expect_resolves(test, depot, id, RACE_DEPTH, RACE_NR);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.lost_races, 1ULL);
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, RACE_DEPTH, RACE_NR,
+					       &id));
 }
 
 static void test_reset(struct kunit *test)
@@ -1290,8 +1413,8 @@ static void test_mem_size(struct kunit *test)
 	small = stackdepot_lf_mem_size(&p);
 	p.max_records = 2048;
 	big = stackdepot_lf_mem_size(&p);
-	/* 2048 slots more, 4 bytes each */
-	KUNIT_EXPECT_EQ(test, big - small, (size_t)2048 * sizeof(u32));
+	/* 2048 slots more, 4 bytes each and a mark bit */
+	KUNIT_EXPECT_EQ(test, big - small, (size_t)2048 * sizeof(u32) + 2048 / 8);
 	/* Deeper stacks: larger chunks, the same table. */
 	p.max_depth = STACKDEPOT_LF_MAX_DEPTH;
 	KUNIT_EXPECT_GT(test, stackdepot_lf_mem_size(&p), big);
@@ -1618,6 +1741,126 @@ static void test_refs_concurrent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.hits + stats.inserts,
 			(u64)n * REFS_CALLS * REFS_STACKS + REFS_STACKS);
 	KUNIT_EXPECT_EQ(test, stats.records, (u32)REFS_STACKS);
+}
+
+/*
+ * Marks under contention: threads on every CPU start together on the same
+ * new stacks, so that they race to store each and to set its mark; of all
+ * their calls, exactly one per stack is told it set the mark. A second
+ * round runs while the test thread clears the marks over and over: every
+ * stack is then told first at least once more, and once more only after
+ * the last clearing.
+ */
+#define MARKS_STACKS	64
+#define MARKS_ROUNDS	200
+
+struct marks_ctx {
+	struct stackdepot_lf __rcu *depot;
+	atomic_t first[MARKS_STACKS];
+	atomic_t errors;
+	atomic_t started;
+	atomic_t done;
+	struct completion all_done;
+	unsigned int nthreads;
+};
+
+static int marks_thread(void *arg)
+{
+	struct marks_ctx *ctx = arg;
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+	unsigned int i, nr;
+	bool first;
+
+	/* Start together: the first calls race to store the stacks. */
+	atomic_inc(&ctx->started);
+	while (atomic_read(&ctx->started) < ctx->nthreads)
+		cond_resched();
+	for (i = 0; i < MARKS_ROUNDS * MARKS_STACKS; i++) {
+		nr = i % MARKS_STACKS;
+		make_stack(entries, 12, 300 + nr);
+		first = false;
+		if (stackdepot_lf_get_id_rcu(&ctx->depot, entries, 12, &id,
+					     &first))
+			atomic_inc(&ctx->errors);
+		else if (first)
+			atomic_inc(&ctx->first[nr]);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	if (atomic_inc_return(&ctx->done) == ctx->nthreads)
+		complete(&ctx->all_done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Run ctx->nthreads marks_thread()s, one per CPU, clearing while @clear. */
+static void marks_round(struct kunit *test, struct marks_ctx *ctx,
+			struct stackdepot_lf *depot, bool clear)
+{
+	struct task_struct **tasks;
+	unsigned int i, cpu;
+
+	atomic_set(&ctx->started, 0);
+	atomic_set(&ctx->done, 0);
+	init_completion(&ctx->all_done);
+	tasks = kunit_kcalloc(test, ctx->nthreads, sizeof(*tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < ctx->nthreads; i++) {
+		tasks[i] = start_kthread(test, marks_thread, ctx, cpu,
+					 "sdlf_marks");
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+	for (i = 0; i < ctx->nthreads; i++)
+		wake_up_process(tasks[i]);
+	while (clear && atomic_read(&ctx->done) < ctx->nthreads) {
+		stackdepot_lf_clear_marks(depot);
+		usleep_range(50, 100);
+	}
+	KUNIT_EXPECT_NE(test, 0UL,
+			wait_for_completion_timeout(&ctx->all_done, 120 * HZ));
+	for (i = 0; i < ctx->nthreads; i++)
+		kunit_release_action(test, kthread_stop_action, tasks[i]);
+}
+
+static void test_marks_concurrent(struct kunit *test)
+{
+	struct marks_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct stackdepot_lf *depot;
+	struct stackdepot_lf_stats stats;
+	unsigned int i, once = 0, some = 0;
+	stackdepot_lf_id_t id;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	depot = create_default(test);
+	rcu_assign_pointer(ctx->depot, depot);
+	/* One CPU: the second thread shares it. */
+	ctx->nthreads = max(num_online_cpus(), 2U);
+
+	marks_round(test, ctx, depot, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	for (i = 0; i < MARKS_STACKS; i++)
+		once += atomic_read(&ctx->first[i]) == 1;
+	KUNIT_EXPECT_EQ(test, once, MARKS_STACKS);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, (u32)MARKS_STACKS);
+
+	for (i = 0; i < MARKS_STACKS; i++)
+		atomic_set(&ctx->first[i], 0);
+	marks_round(test, ctx, depot, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	for (i = 0; i < MARKS_STACKS; i++)
+		some += atomic_read(&ctx->first[i]) >= 1;
+	KUNIT_EXPECT_EQ(test, some, MARKS_STACKS);
+	stackdepot_lf_clear_marks(depot);
+	for (i = 0; i < MARKS_STACKS; i++) {
+		KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ctx->depot, 12,
+						      300 + i, &id));
+		KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ctx->depot, 12,
+						       300 + i, &id));
+	}
 }
 
 /*
@@ -2010,6 +2253,8 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_ref_blocks),
 	KUNIT_CASE(test_lost_race_accounting),
 	KUNIT_CASE(test_get_id_rcu),
+	KUNIT_CASE(test_marks),
+	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
@@ -2019,6 +2264,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_stats_add_up),
 	KUNIT_CASE(test_hardirq),
 	KUNIT_CASE(test_refs_concurrent),
+	KUNIT_CASE(test_marks_concurrent),
 	KUNIT_CASE_ATTR(test_growth_concurrent, { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(test_stress, stress_threads_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),

@@ -80,6 +80,25 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 	__old;								\
 })
 
+/* Bit operations: atomic, as the kernel's test_bit() counts for KCSAN. */
+#define BITS_PER_LONG		(8 * (int)sizeof(long))
+#define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
+#define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
+#define BITS_TO_LONGS(nr)	DIV_ROUND_UP((size_t)(nr), BITS_PER_LONG)
+
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return __atomic_load_n(&addr[BIT_WORD(nr)], __ATOMIC_RELAXED) &
+	       BIT_MASK(nr);
+}
+
+/* Fully ordered, like every value-returning atomic of the kernel. */
+static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	return __atomic_fetch_or(&addr[BIT_WORD(nr)], BIT_MASK(nr),
+				 __ATOMIC_SEQ_CST) & BIT_MASK(nr);
+}
+
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
 

@@ -38,10 +38,10 @@ static void test_create_enomem(struct kunit *test)
 		struct stackdepot_lf_params p;
 		unsigned int allocs;
 	} cases[] = {
-		/* depot, table, directory, statistics, two chunks */
-		{ { 64, 8, 0, 0 }, 6 },
+		/* depot, table, marks, directory, statistics, two chunks */
+		{ { 64, 8, 0, 0 }, 7 },
 		/* and the table of counter blocks, and the first block */
-		{ { 64, 8, 0, STACKDEPOT_LF_COUNT_REFS }, 8 },
+		{ { 64, 8, 0, STACKDEPOT_LF_COUNT_REFS }, 9 },
 	};
 	struct stackdepot_lf *depot = NULL;
 	unsigned int c, n;
