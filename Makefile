@@ -55,7 +55,8 @@ export ROOT BUILD KSRC OUT JOBS KUNIT_TIMEOUT QEMU_SMP KUNIT_FILTER \
 DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
 	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
-	libtraceevent-dev trace-cmd gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd \
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git
 
 # Steps of `make test`, in order. Each appends PASS/FAIL lines to
