@@ -10,6 +10,17 @@
  * trace_stackmap_export.c. The map itself lives in lib/stackdepot_lf/;
  * nothing here knows its layout.
  *
+ * Definitions: so that a reader of the ring buffer alone (trace-cmd record,
+ * trace_pipe_raw) can resolve ids, the first use of a stack since the
+ * instance's buffer last held its frames is preceded by a TRACE_STACK_DEF
+ * event holding the id and the frames (options/stackmap-defs, on by
+ * default). The depot's marks tell that first use: they are cleared with
+ * each new generation, and here whenever the buffer loses what it held
+ * (cleared, or swapped with the max buffer) and whenever definitions or
+ * the option are turned back on. "emit" written to stack_map writes the
+ * definitions of every stack, for buffers whose older definitions were
+ * overwritten.
+ *
  * Coding conventions in this file: @tr is the trace instance, @sm its
  * embedded struct trace_stackmap, @depot the depot published in it.
  *
@@ -168,7 +179,9 @@ void trace_stackmap_destroy(struct trace_array *tr)
  * Called by set_tracer_flag() before the option is set. Before the
  * allocators are up (trace_options= on the command line) nothing is
  * allocated here: trace_stackmap_init() does it later, and until then
- * events keep their full stacks.
+ * events keep their full stacks. A depot kept from an earlier use of the
+ * option has its stacks defined again at their next use: the buffer may
+ * have lost their definitions meanwhile.
  *
  * Context: Process context, trace_types_lock held.
  * Return: 0, -EINVAL for an instance on a persistent (boot-mapped) ring
@@ -182,6 +195,7 @@ int trace_stackmap_enable(struct trace_array *tr)
 		return -EINVAL;
 
 	mutex_lock(&trace_stackmap_mutex);
+	stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
 	if (stackmap_ready)
 		ret = stackmap_create(tr);
 	mutex_unlock(&trace_stackmap_mutex);
@@ -194,6 +208,10 @@ int trace_stackmap_enable(struct trace_array *tr)
  * @calls: the stack, innermost first
  * @nr_entries: its depth
  * @id: where the id goes on success
+ * @define: set on success to whether the caller must write the stack's
+ *	definition, with trace_stackmap_write_def(), before the id: true for
+ *	one caller per stack after the buffer last lost the definitions it
+ *	held, while options/stackmap-defs is on
  *
  * Context: Any context, with preemption disabled.
  * Return: 0, -ENODEV if the instance has no depot, -EPERM if a grace period
@@ -201,17 +219,21 @@ int trace_stackmap_enable(struct trace_array *tr)
  * on error the caller records the full stack.
  */
 int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
-			  unsigned int nr_entries, u32 *id)
+			  unsigned int nr_entries, u32 *id, bool *define)
 {
 	stackdepot_lf_id_t sid;
 	int ret;
 
+	*define = false;
 	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
 	 * that a grace period waits for us before it loads the pointer.
+	 * Only callers that write definitions set the marks. Pairs with
+	 * WRITE_ONCE() in trace_stackmap_set_defs().
 	 */
 	ret = stackdepot_lf_get_id_rcu(&tr->stackmap.depot, calls, nr_entries,
-				       &sid, NULL);
+				       &sid, READ_ONCE(tr->stackmap.no_defs) ?
+				       NULL : define);
 	if (unlikely(ret == -EPERM))
 		atomic_long_inc(&tr->stackmap.drops_context);
 	if (ret)
@@ -219,6 +241,151 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 
 	*id = stackdepot_lf_id_to_u32(sid);
 	return 0;
+}
+
+/**
+ * trace_stackmap_write_def() - write the definition of a stack id
+ * @tr: the instance whose depot issued @id
+ * @buffer: a ring buffer of @tr
+ * @trace_ctx: the context of the event, as tracing_gen_ctx() gives it
+ * @id: the id
+ * @calls: its stack, innermost first
+ * @nr_entries: the depth, at most %TRACE_STACKMAP_MAX_DEPTH
+ *
+ * Context: Any context; no other reservation of @buffer held at this
+ * context level.
+ * Return: true if the definition is in @buffer, false if the buffer
+ * refused it (counted in definitions_lost).
+ */
+bool trace_stackmap_write_def(struct trace_array *tr,
+			      struct trace_buffer *buffer,
+			      unsigned int trace_ctx, u32 id,
+			      const unsigned long *calls,
+			      unsigned int nr_entries)
+{
+	struct ring_buffer_event *event;
+	struct stack_def_entry *entry;
+
+	event = trace_buffer_lock_reserve(buffer, TRACE_STACK_DEF,
+					  struct_size(entry, caller, nr_entries),
+					  trace_ctx);
+	if (!event) {
+		atomic_long_inc(&tr->stackmap.defs_lost);
+		return false;
+	}
+	entry = ring_buffer_event_data(event);
+	entry->id = id;
+	entry->depth = nr_entries;
+	memcpy(entry->caller, calls, flex_array_size(entry, caller, nr_entries));
+	atomic_long_inc(&tr->stackmap.defs);
+	atomic_long_add(ring_buffer_event_length(event),
+			&tr->stackmap.defs_bytes);
+	trace_buffer_unlock_commit_nostack(buffer, event);
+	return true;
+}
+
+/**
+ * trace_stackmap_redefine() - define each stack again at its next use
+ * @tr: the instance whose buffer lost the definitions it held
+ *
+ * Called when the buffer of @tr is cleared, or swapped with its max
+ * buffer: the next use of each stack in @tr writes its definition again.
+ *
+ * Context: Any context.
+ */
+void trace_stackmap_redefine(struct trace_array *tr)
+{
+	/* The depot is freed after synchronize_rcu(); see get_id above. */
+	rcu_read_lock_sched_notrace();
+	if (stackdepot_lf_caller_visible())
+		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+		stackdepot_lf_clear_marks(rcu_dereference_sched(tr->stackmap.depot));
+	rcu_read_unlock_sched_notrace();
+}
+
+/**
+ * trace_stackmap_set_defs() - turn the definitions of an instance on or off
+ * @tr: the instance
+ * @on: write definitions into its buffer from now on
+ *
+ * Turned back on, every stack is defined again at its next use: the
+ * buffer may have lost the definitions written before.
+ *
+ * Context: Process context; takes trace_stackmap_mutex.
+ */
+void trace_stackmap_set_defs(struct trace_array *tr, bool on)
+{
+	mutex_lock(&trace_stackmap_mutex);
+	if (on && tr->stackmap.no_defs)
+		stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
+	/* Pairs with READ_ONCE() in trace_stackmap_get_id(). */
+	WRITE_ONCE(tr->stackmap.no_defs, !on);
+	mutex_unlock(&trace_stackmap_mutex);
+}
+
+/**
+ * trace_stackmap_emit() - write the definitions of every stack of a depot
+ * @tr: the instance
+ *
+ * For a buffer whose older definitions were overwritten (the flight
+ * recorder: overwrite mode, read out later), writes a definition of every
+ * stack of the current generation into the main buffer of @tr, now.
+ *
+ * Context: Process context; sleeps. Takes trace_stackmap_mutex.
+ * Return: 0 (also without a depot: nothing to define), -EBUSY if tracing
+ * is off in @tr, -ENOSPC if the buffer refused a definition (those before
+ * it were written), -ENOMEM.
+ */
+int trace_stackmap_emit(struct trace_array *tr)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	struct stackdepot_lf *depot;
+	unsigned long *entries;
+	int depth, ret = 0;
+
+	entries = kmalloc_array(TRACE_STACKMAP_MAX_DEPTH, sizeof(*entries),
+				GFP_KERNEL);
+	if (!entries)
+		return -ENOMEM;
+
+	mutex_lock(&trace_stackmap_mutex);
+	depot = trace_stackmap_depot(tr);
+	if (!depot)
+		goto out;
+	if (!tracer_tracing_is_on(tr)) {
+		ret = -EBUSY;
+		goto out;
+	}
+
+	/* Resets take trace_stackmap_mutex: the walk cannot go stale. */
+	stackdepot_lf_iter_start(&iter, depot);
+	while ((depth = stackdepot_lf_iter_next(&iter, entries,
+						TRACE_STACKMAP_MAX_DEPTH,
+						&info)) > 0) {
+		/*
+		 * update_max_tr() may swap the main buffer meanwhile: each
+		 * definition goes into the one that is main when it is
+		 * written. Pairs with the plain stores of that swap, as in
+		 * trace_buffer_is_own(), trace.c.
+		 */
+		if (!trace_stackmap_write_def(tr,
+					      READ_ONCE(tr->array_buffer.buffer),
+					      tracing_gen_ctx(),
+					      stackdepot_lf_id_to_u32(info.id),
+					      entries, depth)) {
+			ret = -ENOSPC;
+			break;
+		}
+		atomic_long_inc(&tr->stackmap.defs_emitted);
+		cond_resched();
+	}
+	if (depth < 0)
+		ret = depth;
+out:
+	mutex_unlock(&trace_stackmap_mutex);
+	kfree(entries);
+	return ret;
 }
 
 /**
@@ -326,6 +493,67 @@ static struct trace_event_functions trace_stack_id_funcs = {
 struct trace_event trace_stack_id_event = {
 	.type		= TRACE_STACK_ID,
 	.funcs		= &trace_stack_id_funcs,
+};
+
+/* TRACE_STACK_DEF output */
+
+/* The frames an entry holds: no more than its size allows. */
+static unsigned int stack_def_depth(struct trace_iterator *iter,
+				    const struct stack_def_entry *field)
+{
+	size_t room = iter->ent_size > sizeof(*field) ?
+		      iter->ent_size - sizeof(*field) : 0;
+
+	return min_t(size_t, field->depth, room / sizeof(field->caller[0]));
+}
+
+/*
+ * The frames as the stack_map file prints them, "  [i] symbol+off/size",
+ * not as " => " lines: those belong to the stack of the event above.
+ */
+static enum print_line_t trace_stack_def_print(struct trace_iterator *iter,
+					       int flags,
+					       struct trace_event *event)
+{
+	struct trace_seq *s = &iter->seq;
+	struct stack_def_entry *field;
+	unsigned int i, depth;
+
+	trace_assign_type(field, iter->ent);
+	depth = stack_def_depth(iter, field);
+
+	trace_seq_printf(s, "<stack_def 0x%08x depth %u>\n", field->id,
+			 field->depth);
+	for (i = 0; i < depth; i++) {
+		if (field->caller[i] == FTRACE_TRAMPOLINE_MARKER)
+			trace_seq_printf(s, "  [%u] [FTRACE TRAMPOLINE]\n", i);
+		else
+			trace_seq_printf(s, "  [%u] %pS\n", i,
+					 (void *)field->caller[i]);
+	}
+	return trace_handle_return(s);
+}
+
+/* No addresses in raw text: %lx would bypass kptr_restrict. */
+static enum print_line_t trace_stack_def_raw(struct trace_iterator *iter,
+					     int flags,
+					     struct trace_event *event)
+{
+	struct stack_def_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "0x%08x %u\n", field->id, field->depth);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions trace_stack_def_funcs = {
+	.trace		= trace_stack_def_print,
+	.raw		= trace_stack_def_raw,
+};
+
+struct trace_event trace_stack_def_event = {
+	.type		= TRACE_STACK_DEF,
+	.funcs		= &trace_stack_def_funcs,
 };
 
 /*

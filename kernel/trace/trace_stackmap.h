@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct trace_array;
+struct trace_buffer;
 struct dentry;
 
 /* Deepest stack stored as an id; deeper stacks are recorded in full. */
@@ -38,26 +39,44 @@ struct dentry;
  * @epoch: bumped every time @depot is reset or replaced, so that open
  *	readers notice without asking the depot
  * @expand: print stack ids as full stacks in the trace file
+ * @no_defs: do not write stack definitions into the buffer
+ *	(options/stackmap-defs is 0); clear by default
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
+ * @defs: definitions written, by the recording path and by "emit"
+ * @defs_emitted: of them, those written by "emit"
+ * @defs_lost: definitions the ring buffer refused
+ * @defs_bytes: ring-buffer bytes of the definitions written
  *
  * @size and @epoch are protected by trace_stackmap_mutex; @depot is
  * written under it and read locklessly by the recording and print paths;
- * @expand and @drops_context are lockless.
+ * so is @no_defs; @expand and the counters are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
 	unsigned int			size;
 	u32				epoch;
 	bool				expand;
+	bool				no_defs;
 	atomic_long_t			drops_context;
+	atomic_long_t			defs;
+	atomic_long_t			defs_emitted;
+	atomic_long_t			defs_lost;
+	atomic_long_t			defs_bytes;
 };
 
 extern struct trace_event trace_stack_id_event;
+extern struct trace_event trace_stack_def_event;
 
 int trace_stackmap_enable(struct trace_array *tr);
 int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
-			  unsigned int nr_entries, u32 *id);
+			  unsigned int nr_entries, u32 *id, bool *define);
+bool trace_stackmap_write_def(struct trace_array *tr,
+			      struct trace_buffer *buffer,
+			      unsigned int trace_ctx, u32 id,
+			      const unsigned long *calls,
+			      unsigned int nr_entries);
+void trace_stackmap_redefine(struct trace_array *tr);
 void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer);
 void trace_stackmap_free(struct trace_array *tr);
@@ -69,6 +88,8 @@ struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr);
 unsigned int trace_stackmap_size(struct trace_array *tr);
 int trace_stackmap_parse_size(const char *str, unsigned int *size);
 void trace_stackmap_destroy(struct trace_array *tr);
+int trace_stackmap_emit(struct trace_array *tr);
+void trace_stackmap_set_defs(struct trace_array *tr, bool on);
 
 #else /* !CONFIG_FTRACE_STACKMAP */
 
@@ -79,10 +100,22 @@ static inline int trace_stackmap_enable(struct trace_array *tr)
 
 static inline int trace_stackmap_get_id(struct trace_array *tr,
 					const unsigned long *calls,
-					unsigned int nr_entries, u32 *id)
+					unsigned int nr_entries, u32 *id,
+					bool *define)
 {
 	return -EOPNOTSUPP;
 }
+
+static inline bool trace_stackmap_write_def(struct trace_array *tr,
+					    struct trace_buffer *buffer,
+					    unsigned int trace_ctx, u32 id,
+					    const unsigned long *calls,
+					    unsigned int nr_entries)
+{
+	return false;
+}
+
+static inline void trace_stackmap_redefine(struct trace_array *tr) { }
 
 static inline void trace_stackmap_init_tracefs(struct trace_array *tr,
 					       struct dentry *d_tracer) { }
