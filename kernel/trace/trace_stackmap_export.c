@@ -3,13 +3,14 @@
  * ftrace stackmap: the tracefs files that export the stacks of a trace
  * instance's depot.
  *
- * stack_map prints every stack of the current generation as text and
- * resets the depot on a write, stack_map_stat prints its counters,
- * stack_map_bin streams the stacks in the binary format of
- * <uapi/linux/trace_stackmap.h>, stack_map_size sets the capacity of the
- * next depot and options/stackmap-expand makes the trace output print ids
- * as full stacks. The depots are created and freed in trace_stackmap.c,
- * whose recording path fills them.
+ * stack_map prints every stack of the current generation as text, and
+ * resets the depot or emits its definitions into the trace on a write,
+ * stack_map_stat prints its counters, stack_map_bin streams the stacks in
+ * the binary format of <uapi/linux/trace_stackmap.h>, stack_map_size sets
+ * the capacity of the next depot, options/stackmap-expand makes the trace
+ * output print ids as full stacks and options/stackmap-defs turns the
+ * definitions in the trace on and off. The depots are created and freed
+ * in trace_stackmap.c, whose recording path fills them.
  *
  * Coding conventions in this file: @tr is the trace instance, @depot the
  * depot published in it, @st the cursor of a stack_map reader, @bin that
@@ -43,8 +44,9 @@
  * @buf: the bytes written, not NUL-terminated
  * @len: their number
  *
- * Return: 0 for "0" or "reset", each with an optional trailing newline;
- * -EINVAL for anything else.
+ * Return: %TRACE_STACKMAP_CMD_RESET for "0" or "reset",
+ * %TRACE_STACKMAP_CMD_EMIT for "emit", each with an optional trailing
+ * newline; -EINVAL for anything else.
  */
 VISIBLE_IF_KUNIT int trace_stackmap_parse_cmd(const char *buf, size_t len)
 {
@@ -52,7 +54,9 @@ VISIBLE_IF_KUNIT int trace_stackmap_parse_cmd(const char *buf, size_t len)
 		len--;
 	if ((len == 1 && buf[0] == '0') ||
 	    (len == 5 && !memcmp(buf, "reset", 5)))
-		return 0;
+		return TRACE_STACKMAP_CMD_RESET;
+	if (len == 4 && !memcmp(buf, "emit", 4))
+		return TRACE_STACKMAP_CMD_EMIT;
 	return -EINVAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(trace_stackmap_parse_cmd);
@@ -246,23 +250,29 @@ static ssize_t stackmap_write(struct file *file, const char __user *ubuf,
 	struct trace_array *tr = file_inode(file)->i_private;
 	struct stackdepot_lf *depot;
 	char buf[8];
-	int ret;
+	int cmd, ret;
 
 	if (!cnt || cnt > sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, cnt))
 		return -EFAULT;
-	ret = trace_stackmap_parse_cmd(buf, cnt);
-	if (ret)
-		return ret;
+	cmd = trace_stackmap_parse_cmd(buf, cnt);
+	if (cmd < 0)
+		return cmd;
 
-	mutex_lock(&trace_stackmap_mutex);
-	depot = trace_stackmap_depot(tr);
-	if (depot) {
-		stackdepot_lf_reset(depot);
-		tr->stackmap.epoch++;
+	if (cmd == TRACE_STACKMAP_CMD_EMIT) {
+		ret = trace_stackmap_emit(tr);
+		if (ret)
+			return ret;
+	} else {
+		mutex_lock(&trace_stackmap_mutex);
+		depot = trace_stackmap_depot(tr);
+		if (depot) {
+			stackdepot_lf_reset(depot);
+			tr->stackmap.epoch++;
+		}
+		mutex_unlock(&trace_stackmap_mutex);
 	}
-	mutex_unlock(&trace_stackmap_mutex);
 
 	*ppos += cnt;
 	return cnt;
@@ -278,6 +288,20 @@ static const struct file_operations stackmap_fops = {
 };
 
 /* stack_map_stat */
+
+/* The instance's own counters of definitions, which outlive its depots. */
+static void stackmap_stat_defs(struct seq_file *m, struct trace_array *tr)
+{
+	struct trace_stackmap *sm = &tr->stackmap;
+
+	seq_printf(m, "definitions: %lu\n", atomic_long_read(&sm->defs));
+	seq_printf(m, "definitions_emitted: %lu\n",
+		   atomic_long_read(&sm->defs_emitted));
+	seq_printf(m, "definitions_lost: %lu\n",
+		   atomic_long_read(&sm->defs_lost));
+	seq_printf(m, "definitions_bytes: %lu\n",
+		   atomic_long_read(&sm->defs_bytes));
+}
 
 /*
  * The counters users need, in a set kept stable: see "stack_map_stat" in
@@ -301,6 +325,7 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "allocated: %d\n", !!depot);
 	if (!depot) {
 		seq_printf(m, "capacity: %u\n", size);
+		stackmap_stat_defs(m, tr);
 		return 0;
 	}
 
@@ -319,6 +344,7 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "drops_context: %llu\n", st.drops_context +
 		   atomic_long_read(&tr->stackmap.drops_context));
 	seq_printf(m, "resets: %llu\n", st.resets);
+	stackmap_stat_defs(m, tr);
 	return 0;
 }
 
@@ -655,6 +681,39 @@ static const struct file_operations stackmap_expand_fops = {
 	.llseek		= default_llseek,
 };
 
+/* options/stackmap-defs: write stack definitions into the trace */
+
+static ssize_t stackmap_defs_read(struct file *file, char __user *ubuf,
+				  size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	char buf[2] = { READ_ONCE(tr->stackmap.no_defs) ? '0' : '1', '\n' };
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
+}
+
+static ssize_t stackmap_defs_write(struct file *file, const char __user *ubuf,
+				   size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	unsigned long val;
+
+	if (kstrtoul_from_user(ubuf, cnt, 10, &val) || val > 1)
+		return -EINVAL;
+
+	trace_stackmap_set_defs(tr, val);
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations stackmap_defs_fops = {
+	.open		= tracing_open_generic_tr,
+	.read		= stackmap_defs_read,
+	.write		= stackmap_defs_write,
+	.release	= tracing_release_generic_tr,
+	.llseek		= default_llseek,
+};
+
 /**
  * trace_stackmap_init_tracefs() - create the stackmap files of an instance
  * @tr: the instance
@@ -673,7 +732,10 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 			  &stackmap_bin_fops);
 	trace_create_file("stack_map_size", TRACE_MODE_WRITE, d_tracer, tr,
 			  &stackmap_size_fops);
-	if (tr->options)
-		trace_create_file("stackmap-expand", TRACE_MODE_WRITE,
-				  tr->options, tr, &stackmap_expand_fops);
+	if (!tr->options)
+		return;
+	trace_create_file("stackmap-expand", TRACE_MODE_WRITE, tr->options, tr,
+			  &stackmap_expand_fops);
+	trace_create_file("stackmap-defs", TRACE_MODE_WRITE, tr->options, tr,
+			  &stackmap_defs_fops);
 }

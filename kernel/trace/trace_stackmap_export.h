@@ -11,6 +11,12 @@
 #include <linux/types.h>
 #include <uapi/linux/trace_stackmap.h>
 
+/* What trace_stackmap_parse_cmd() finds written to stack_map */
+enum trace_stackmap_cmd {
+	TRACE_STACKMAP_CMD_RESET = 1,
+	TRACE_STACKMAP_CMD_EMIT,
+};
+
 #if IS_ENABLED(CONFIG_KUNIT)
 int trace_stackmap_parse_cmd(const char *buf, size_t len);
 void trace_stackmap_encode_header(struct trace_stackmap_bin_header *hdr,
