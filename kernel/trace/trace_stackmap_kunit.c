@@ -3,8 +3,9 @@
  * KUnit cases for the ftrace stackmap option: the parser of writes to
  * stack_map, the encoders of the stack_map_bin stream and, on a trace
  * instance created for the purpose, which ring buffers the recording path
- * writes stack ids into. Those cases reach trace.c internals (option
- * flags, trace_array_printk_buf()), so the suite is built in only.
+ * writes stack ids into, and the stack definitions it writes before them.
+ * Those cases reach trace.c internals (option flags,
+ * trace_array_printk_buf(), buffer resets), so the suite is built in only.
  */
 
 #include <kunit/test.h>
@@ -14,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/ring_buffer.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/trace.h>
 
@@ -27,10 +29,17 @@ struct parse_case {
 };
 
 static const struct parse_case parse_cases[] = {
-	{ "0", 0 },
-	{ "0\n", 0 },
-	{ "reset", 0 },
-	{ "reset\n", 0 },
+	{ "0", TRACE_STACKMAP_CMD_RESET },
+	{ "0\n", TRACE_STACKMAP_CMD_RESET },
+	{ "reset", TRACE_STACKMAP_CMD_RESET },
+	{ "reset\n", TRACE_STACKMAP_CMD_RESET },
+	{ "emit", TRACE_STACKMAP_CMD_EMIT },
+	{ "emit\n", TRACE_STACKMAP_CMD_EMIT },
+	{ "emit ", -EINVAL },
+	{ "Emit", -EINVAL },
+	{ "emi", -EINVAL },
+	{ "emits", -EINVAL },
+	{ "emit\n\n", -EINVAL },
 	{ "", -EINVAL },
 	{ "\n", -EINVAL },
 	{ "1", -EINVAL },
@@ -73,9 +82,14 @@ static void stackmap_parse_cmd_test(struct kunit *test)
 /* The parser must not read past @len: the buffer is not terminated. */
 static void stackmap_parse_cmd_len_test(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("0junk", 1), 0);
-	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("reset\nx", 6), 0);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("0junk", 1),
+			TRACE_STACKMAP_CMD_RESET);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("reset\nx", 6),
+			TRACE_STACKMAP_CMD_RESET);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("emit\nx", 5),
+			TRACE_STACKMAP_CMD_EMIT);
 	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("reset", 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("emit", 3), -EINVAL);
 	KUNIT_EXPECT_EQ(test, trace_stackmap_parse_cmd("0", 0), -EINVAL);
 }
 
@@ -261,6 +275,8 @@ STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_top, 3)
 STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_max_own, 4)
 STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_max_other, 5)
 #endif
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_def_a, 6)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_def_b, 7)
 
 /* Does the stack pass through the function that contains @ip? */
 static bool stackmap_kunit_through(const unsigned long *calls,
@@ -517,6 +533,296 @@ static void stackmap_printk_max_buffer_test(struct kunit *test)
 #endif
 }
 
+/*
+ * Stack definitions
+ *
+ * A reader of the buffer alone must meet the definition of an id before
+ * the id. These cases read the instance's buffer in time order, check
+ * that every id follows a definition of it whose frames are the depot's,
+ * and count the definitions of each stack: one per stack after each point
+ * where the buffer lost them, and one more for each "emit".
+ */
+
+#define STACKMAP_KUNIT_MAX_ENTRIES	256
+#define STACKMAP_KUNIT_MAX_STACKS	8
+
+struct stackmap_kunit_entry {
+	u64		ts;
+	unsigned int	cpu;
+	unsigned int	seq;		/* position in its CPU's buffer */
+	unsigned short	type;
+	u32		id;
+};
+
+struct stackmap_kunit_defs {
+	unsigned int	defs;		/* TRACE_STACK_DEF entries */
+	unsigned int	ids;		/* TRACE_STACK_ID entries */
+	unsigned int	undefined;	/* ids not after a definition of theirs */
+	unsigned int	bad;		/* definitions unlike the depot's stack */
+	unsigned int	full;		/* TRACE_STACK entries */
+	unsigned long	bytes;		/* ring-buffer bytes of the definitions */
+	unsigned int	nr_stacks;	/* distinct ids met */
+	u32		stack[STACKMAP_KUNIT_MAX_STACKS];
+	unsigned int	stack_defs[STACKMAP_KUNIT_MAX_STACKS];
+	unsigned int	nr;
+	struct stackmap_kunit_entry entry[STACKMAP_KUNIT_MAX_ENTRIES];
+};
+
+static int stackmap_kunit_entry_cmp(const void *a, const void *b)
+{
+	const struct stackmap_kunit_entry *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The index of @id among the stacks met so far, adding it if new. */
+static unsigned int stackmap_kunit_stack(struct kunit *test,
+					 struct stackmap_kunit_defs *d, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_stacks; i++)
+		if (d->stack[i] == id)
+			return i;
+	KUNIT_ASSERT_LT(test, d->nr_stacks, STACKMAP_KUNIT_MAX_STACKS);
+	d->stack[d->nr_stacks] = id;
+	return d->nr_stacks++;
+}
+
+/* Does the definition @def hold the stack that the depot of @tr has? */
+static bool stackmap_kunit_def_ok(struct stackmap_kunit_ctx *ctx,
+				  struct trace_array *tr,
+				  const struct stack_def_entry *def,
+				  unsigned int length)
+{
+	int depth = stackmap_kunit_lookup(ctx, tr, def->id);
+
+	return depth > 0 && def->depth == depth &&
+	       length >= struct_size(def, caller, depth) &&
+	       !memcmp(def->caller, ctx->entries, depth * sizeof(*ctx->entries));
+}
+
+/* Read the main buffer of @tr in time order into @d. */
+static void stackmap_kunit_defs_walk(struct kunit *test,
+				     struct stackmap_kunit_ctx *ctx,
+				     struct trace_array *tr,
+				     struct stackmap_kunit_defs *d)
+{
+	struct trace_buffer *buffer = tr->array_buffer.buffer;
+	struct stackmap_kunit_entry *e;
+	struct ring_buffer_event *event;
+	struct ring_buffer_iter *iter;
+	struct trace_entry *ent;
+	unsigned int i, seq, s;
+	bool defined[STACKMAP_KUNIT_MAX_STACKS];
+	int cpu;
+	u64 ts;
+
+	memset(d, 0, sizeof(*d));
+	for_each_possible_cpu(cpu) {
+		iter = ring_buffer_read_start(buffer, cpu, GFP_KERNEL);
+		if (!iter)
+			continue;
+		for (seq = 0; (event = ring_buffer_iter_peek(iter, &ts)); seq++) {
+			ent = ring_buffer_event_data(event);
+			if (ent->type == TRACE_STACK)
+				d->full++;
+			if (ent->type == TRACE_STACK_DEF) {
+				d->bytes += ring_buffer_event_length(event);
+				if (!stackmap_kunit_def_ok(ctx, tr, (void *)ent,
+							   ring_buffer_event_length(event)))
+					d->bad++;
+			}
+			if ((ent->type == TRACE_STACK_DEF ||
+			     ent->type == TRACE_STACK_ID) &&
+			    !WARN_ON_ONCE(d->nr == STACKMAP_KUNIT_MAX_ENTRIES)) {
+				e = &d->entry[d->nr++];
+				e->ts = ts;
+				e->cpu = cpu;
+				e->seq = seq;
+				e->type = ent->type;
+				/* Both entries hold the id first. */
+				e->id = ((struct stack_id_entry *)ent)->id;
+			}
+			ring_buffer_iter_advance(iter);
+		}
+		ring_buffer_read_finish(iter);
+	}
+
+	sort(d->entry, d->nr, sizeof(*e), stackmap_kunit_entry_cmp, NULL);
+	memset(defined, 0, sizeof(defined));
+	for (i = 0; i < d->nr; i++) {
+		e = &d->entry[i];
+		s = stackmap_kunit_stack(test, d, e->id);
+		if (e->type == TRACE_STACK_DEF) {
+			d->defs++;
+			d->stack_defs[s]++;
+			defined[s] = true;
+		} else {
+			d->ids++;
+			if (!defined[s])
+				d->undefined++;
+		}
+	}
+}
+
+/* Expect @defs definitions of each of @nr_stacks stacks, and no other. */
+static void stackmap_kunit_expect_defs(struct kunit *test,
+				       struct stackmap_kunit_defs *d,
+				       unsigned int nr_stacks,
+				       unsigned int defs)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, d->nr_stacks, nr_stacks);
+	KUNIT_EXPECT_EQ(test, d->defs, nr_stacks * defs);
+	for (i = 0; i < d->nr_stacks; i++)
+		KUNIT_EXPECT_EQ(test, d->stack_defs[i], defs);
+	KUNIT_EXPECT_EQ(test, d->bad, 0);
+	KUNIT_EXPECT_EQ(test, d->full, 0);
+}
+
+static struct stackmap_kunit_defs *
+stackmap_kunit_defs_setup(struct kunit *test, struct stackmap_kunit_ctx **ctx)
+{
+	struct stackmap_kunit_defs *d;
+
+	*ctx = stackmap_kunit_setup(test);
+	/* trace_array_printk() into the instance takes its depot. */
+	stackmap_kunit_set(test, (*ctx)->tr, TRACE_ITER_TRACE_PRINTK, true);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	return d;
+}
+
+/*
+ * Each stack is defined once, before its first id, with the depot's
+ * frames; the counters of stack_map_stat say exactly what was written.
+ * (A printer called from two places prints two stacks: the loops below
+ * call each from one.)
+ */
+static void stackmap_defs_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_defs *d = stackmap_kunit_defs_setup(test, &ctx);
+	struct trace_stackmap *sm = &ctx->tr->stackmap;
+	unsigned long ip;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (i == 1)
+			stackmap_kunit_print_def_b(test, ctx->tr, NULL, &ip);
+		else
+			stackmap_kunit_print_def_a(test, ctx->tr, NULL, &ip);
+	}
+
+	stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+	KUNIT_EXPECT_EQ(test, d->ids, 3 * STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, d->undefined, 0);
+	stackmap_kunit_expect_defs(test, d, 2, 1);
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_lost), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_bytes), d->bytes);
+}
+
+/*
+ * A buffer that lost its definitions, cleared or swapped with the
+ * snapshot buffer, gets them again at each stack's next use.
+ */
+static void stackmap_defs_redefine_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_defs *d = stackmap_kunit_defs_setup(test, &ctx);
+	unsigned long ip;
+	int i, ret;
+
+	for (i = 0; i < 3; i++) {
+		switch (i) {
+		case 1:
+			/* What open(trace, O_TRUNC) does: trace-cmd record. */
+			tracing_reset_online_cpus(&ctx->tr->array_buffer);
+			break;
+		case 2:
+			if (!IS_ENABLED(CONFIG_TRACER_SNAPSHOT))
+				continue;
+			mutex_lock(&trace_types_lock);
+			ret = tracing_alloc_snapshot_instance(ctx->tr);
+			mutex_unlock(&trace_types_lock);
+			KUNIT_ASSERT_EQ(test, ret, 0);
+			/* The main buffer, definitions and all, goes. */
+			tracing_snapshot_instance(ctx->tr);
+			break;
+		}
+		/* The same stack each time: one call site. */
+		stackmap_kunit_print_def_a(test, ctx->tr, NULL, &ip);
+		stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+		KUNIT_EXPECT_EQ(test, d->ids, STACKMAP_KUNIT_PRINTS);
+		KUNIT_EXPECT_EQ(test, d->undefined, 0);
+		stackmap_kunit_expect_defs(test, d, 1, 1);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->tr->stackmap.defs),
+				i + 1);
+	}
+}
+
+/*
+ * options/stackmap-defs off: ids and no definitions; back on, the stacks
+ * stored meanwhile are defined at their next use.
+ */
+static void stackmap_defs_off_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_defs *d = stackmap_kunit_defs_setup(test, &ctx);
+	unsigned long ip;
+	int on;
+
+	for (on = 0; on < 2; on++) {
+		trace_stackmap_set_defs(ctx->tr, on);
+		stackmap_kunit_print_def_a(test, ctx->tr, NULL, &ip);
+		stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+		KUNIT_EXPECT_EQ(test, d->ids, (on + 1) * STACKMAP_KUNIT_PRINTS);
+		/* The ids written while definitions were off stay undefined. */
+		KUNIT_EXPECT_EQ(test, d->undefined, STACKMAP_KUNIT_PRINTS);
+		KUNIT_EXPECT_EQ(test, d->defs, on);
+	}
+	stackmap_kunit_expect_defs(test, d, 1, 1);
+}
+
+/*
+ * "emit" defines every stack of the depot once more, now; with tracing
+ * off it writes nothing and says so.
+ */
+static void stackmap_emit_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_defs *d = stackmap_kunit_defs_setup(test, &ctx);
+	struct trace_stackmap *sm = &ctx->tr->stackmap;
+	unsigned long ip;
+
+	stackmap_kunit_print_def_a(test, ctx->tr, NULL, &ip);
+	stackmap_kunit_print_def_b(test, ctx->tr, NULL, &ip);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), 0);
+	stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+	KUNIT_EXPECT_EQ(test, d->ids, 2 * STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, d->undefined, 0);
+	stackmap_kunit_expect_defs(test, d, 2, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_bytes), d->bytes);
+
+	tracer_tracing_off(ctx->tr);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EBUSY);
+	tracer_tracing_on(ctx->tr);
+	stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+	KUNIT_EXPECT_EQ(test, d->defs, 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -526,6 +832,10 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_printk_other_instance_test),
 	KUNIT_CASE(stackmap_printk_own_instance_test),
 	KUNIT_CASE(stackmap_printk_max_buffer_test),
+	KUNIT_CASE(stackmap_defs_test),
+	KUNIT_CASE(stackmap_defs_redefine_test),
+	KUNIT_CASE(stackmap_defs_off_test),
+	KUNIT_CASE(stackmap_emit_test),
 	{}
 };
 
