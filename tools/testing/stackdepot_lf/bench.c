@@ -6,7 +6,9 @@
  * benchmark's: a few thousand distinct kernel-like stacks (depth 8-30, outer
  * frames shared as in real call chains) drawn with Zipf popularity from a
  * fixed seed. For 1..N threads it times get_id hits (with and without
- * reference counting), get_id inserts, lookups and, as the baseline, a
+ * reference counting, and through the RCU-published pointer the ftrace
+ * adapter uses, with and without asking for the record's mark, which is
+ * set), get_id inserts, lookups and, as the baseline, a
  * memcpy() of the frames into a ring buffer, and a hit on one 4-frame
  * stack; it prints the median ns per operation per thread and the ratio
  * to the baseline. With valgrind installed it also counts instructions per
@@ -41,12 +43,15 @@ enum bench_op {
 	OP_LOOKUP,
 	OP_RCU,
 	OP_HIT4,
+	OP_HIT_RCU,
+	OP_HIT_MARKED,
 	NR_OPS,
 };
 
 static const char *const op_names[NR_OPS] = {
 	"memcpy_baseline", "get_id_hit", "get_id_hit_refs", "get_id_insert",
-	"lookup", "shim_rcu_pair", "get_id_hit_4_frames",
+	"lookup", "shim_rcu_pair", "get_id_hit_4_frames", "get_id_rcu_hit",
+	"get_id_rcu_hit_marked",
 };
 
 /* The library function each op calls, for its own instruction count */
@@ -56,6 +61,8 @@ static const char *const op_fn[NR_OPS] = {
 	[OP_INSERT] = "stackdepot_lf_get_id",
 	[OP_LOOKUP] = "stackdepot_lf_lookup",
 	[OP_HIT4] = "stackdepot_lf_get_id",
+	[OP_HIT_RCU] = "stackdepot_lf_get_id_rcu",
+	[OP_HIT_MARKED] = "stackdepot_lf_get_id_rcu",
 };
 
 /* A 4-frame kernel-like stack, for the shortest hit the adapter makes. */
@@ -69,6 +76,8 @@ static u32 depths[BENCH_STACKS];
 static u32 seq[BENCH_SEQ];
 static stackdepot_lf_id_t ids[BENCH_STACKS], id4;
 static struct stackdepot_lf *depot, *depot_refs;
+/* depot_refs, published as the ftrace adapter publishes its depot */
+static struct stackdepot_lf __rcu *depot_refs_rcu;
 static unsigned long ops = 200000;
 static pthread_barrier_t barrier;
 static int sink;
@@ -120,8 +129,19 @@ static void populate(struct stackdepot_lf *d, unsigned int n)
 		/* Growth runs between bursts of new stacks, untimed. */
 		sdlf_grow_flush(d);
 	}
-	if (d == depot_refs && stackdepot_lf_get_id(d, stack4, 4, &id4))
+	if (d != depot_refs)
+		return;
+	if (stackdepot_lf_get_id(d, stack4, 4, &id4))
 		abort();
+	/* Mark every record, as the adapter's first calls do. */
+	rcu_assign_pointer(depot_refs_rcu, d);
+	for (i = 0; i < n; i++) {
+		bool first;
+
+		if (stackdepot_lf_get_id_rcu(&depot_refs_rcu, stacks[i],
+					     depths[i], &ids[i], &first))
+			abort();
+	}
 }
 
 /* Run @op for @n operations starting at @start; returns ops done. */
@@ -132,6 +152,7 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 	unsigned long buf[64];
 	unsigned long i, pos = 0;
 	stackdepot_lf_id_t id;
+	bool first = false;
 	u32 s;
 	int acc = 0;
 
@@ -167,6 +188,15 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 			break;
 		case OP_HIT4:
 			acc += stackdepot_lf_get_id(depot_refs, stack4, 4, &id);
+			break;
+		case OP_HIT_RCU:
+			acc += stackdepot_lf_get_id_rcu(&depot_refs_rcu, stacks[s],
+							depths[s], &id, NULL);
+			break;
+		case OP_HIT_MARKED:
+			acc += stackdepot_lf_get_id_rcu(&depot_refs_rcu, stacks[s],
+							depths[s], &id, &first);
+			acc += first;
 			break;
 		default:
 			sdlf_read_lock();
@@ -302,8 +332,8 @@ static void print_usage(const char *prog)
 int main(int argc, char **argv)
 {
 	static const enum bench_op table_ops[] = {
-		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_HIT4, OP_INSERT, OP_LOOKUP,
-		OP_RCU,
+		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_HIT4, OP_HIT_RCU,
+		OP_HIT_MARKED, OP_INSERT, OP_LOOKUP, OP_RCU,
 	};
 	double ns[NR_OPS][BENCH_MAX_THR + 1], runs[BENCH_MAX_REPS];
 	u64 seed = 1, val, reps = 5, maxthr = sysconf(_SC_NPROCESSORS_ONLN);
