@@ -17,7 +17,9 @@
 # of the guest's architecture, see vm/userland.sh), vm_qemu (the QEMU
 # command up to its accelerator), vm_console (the console device),
 # vm_results (QEMU options of the port the guest writes its results to),
-# vm_mem (MiB of guest memory),
+# vm_mem (MiB of guest memory), vm_debarch (Debian's name of the
+# architecture), vm_userland (where vm/userland.sh unpacks Debian's
+# packages of it: trace-cmd and its libraries, and the foreign busybox),
 # vm_tag ("" for x86_64, "-ARCH" otherwise: names of outputs and results).
 #
 # The variables are for the scripts that source this file, and the commas
@@ -31,6 +33,7 @@ vm_frags=("$vm_root/vm/kernel.config" "$vm_root/vm/$vm_arch.config")
 case "$vm_arch" in
 x86_64)
 	vm_karch=x86_64
+	vm_debarch=amd64
 	vm_cross=
 	vm_image=arch/x86/boot/bzImage
 	vm_cc=gcc
@@ -43,10 +46,11 @@ x86_64)
 	;;
 arm64)
 	vm_karch=arm64
+	vm_debarch=arm64
 	vm_cross=aarch64-linux-gnu-
 	vm_image=arch/arm64/boot/Image
 	vm_cc=aarch64-linux-gnu-gcc
-	vm_busybox=$vm_build/userland/arm64/bin/busybox
+	vm_busybox=$vm_build/userland/$vm_debarch/bin/busybox
 	# pauth-impdef: TCG's QARMA pointer authentication costs more than
 	# the rest of the guest.
 	vm_qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
@@ -60,10 +64,11 @@ arm64)
 	;;
 i386)
 	vm_karch=i386
+	vm_debarch=i386
 	vm_cross=
 	vm_image=arch/x86/boot/bzImage
 	vm_cc=i686-linux-gnu-gcc
-	vm_busybox=$vm_build/userland/i386/bin/busybox
+	vm_busybox=$vm_build/userland/$vm_debarch/bin/busybox
 	vm_qemu=(qemu-system-i386)
 	vm_console=ttyS0
 	vm_results=(-serial "file:RESULTS")
@@ -77,4 +82,5 @@ i386)
 	;;
 esac
 vm_obj=$vm_build/vm$vm_tag
+vm_userland=$vm_build/userland/$vm_debarch
 vm_initrd=$vm_build/vm-initramfs$vm_tag.cpio.gz
