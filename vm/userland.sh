@@ -1,41 +1,67 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Fetch the guest's userland for a foreign architecture: Debian's static
-# busybox for ARCH (busybox-static:arm64, busybox-static:i386), unpacked
-# into $BUILD/userland/ARCH/ rather than installed, since it would replace
-# the host's own /bin/busybox. The first call adds ARCH to dpkg's
-# architectures and updates the package lists; later calls find the
-# unpacked binary and return at once.
+# Fetch the guest's userland of Debian architecture ARCH (amd64, arm64,
+# i386): Debian's trace-cmd with the shared libraries it runs on, and for
+# a foreign architecture its static busybox (the x86_64 guest runs the
+# host's). The packages are unpacked into $BUILD/userland/ARCH/ rather
+# than installed: busybox-static would replace the host's /bin/busybox,
+# and a foreign trace-cmd cannot be installed next to the host's.
+# vm/mkinitramfs.sh picks the files the guest needs from there.
+#
+# The first call of a foreign architecture adds it to dpkg's
+# architectures and updates the package lists. A stamp next to the
+# unpacked files names the packages; later calls with the same list
+# return at once.
 #
 # Usage: vm/userland.sh ARCH   (BUILD from the environment)
 
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?usage: $0 arm64|i386}
+arch=${1:?usage: $0 amd64|arm64|i386}
 dest=${BUILD:-$root/build}/userland/$arch
-pkg=busybox-static:$arch
+# trace-cmd's Depends, but libtraceevent1-plugin: its plugins only pretty
+# print events the guest's smoke test of "trace-cmd report" can do without.
+pkgs=(trace-cmd libtraceevent1 libtracefs1 libzstd1 libc6)
+[ "$arch" = amd64 ] || pkgs+=(busybox-static)
+pkgs=("${pkgs[@]/%/:$arch}")
 
-[ -x "$dest/bin/busybox" ] && exit 0
-echo "  USERLAND $pkg"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "userland: need root to add the $arch architecture" >&2
-	exit 1
-fi
+[ "$(cat "$dest/.packages" 2>/dev/null)" = "${pkgs[*]}" ] && exit 0
+echo "  USERLAND ${pkgs[*]}"
 export DEBIAN_FRONTEND=noninteractive
-if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+need_update=
+if [ "$arch" != "$(dpkg --print-architecture)" ] &&
+   ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "userland: need root to add the $arch architecture" >&2
+		exit 1
+	fi
 	dpkg --add-architecture "$arch"
-	apt-get update -q
-elif ! apt-cache show "$pkg" > /dev/null 2>&1; then
+	need_update=1
+elif ! apt-cache show "${pkgs[@]}" > /dev/null 2>&1; then
+	need_update=1
+fi
+if [ -n "$need_update" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "userland: need root to update the package lists for ${pkgs[*]}" >&2
+		exit 1
+	fi
 	apt-get update -q
 fi
 dl=$(mktemp -d)
 trap 'rm -rf "$dl"' EXIT
 # apt's download sandbox user must be able to write there.
 chmod 0777 "$dl"
-(cd "$dl" && apt-get download -q "$pkg")
+(cd "$dl" && apt-get download -q "${pkgs[@]}")
 rm -rf "$dest"
 mkdir -p "$dest"
-dpkg-deb -x "$dl"/busybox-static_*.deb "$dest"
-[ -x "$dest/bin/busybox" ] || { echo "userland: no bin/busybox in $pkg" >&2; exit 1; }
+for deb in "$dl"/*.deb; do
+	dpkg-deb -x "$deb" "$dest"
+done
+if [ "$arch" != amd64 ] && [ ! -x "$dest/bin/busybox" ]; then
+	echo "userland: no bin/busybox in busybox-static:$arch" >&2
+	exit 1
+fi
+[ -f "$dest/usr/bin/trace-cmd" ] || { echo "userland: no usr/bin/trace-cmd in trace-cmd:$arch" >&2; exit 1; }
+echo "${pkgs[*]}" > "$dest/.packages"
