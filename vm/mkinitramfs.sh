@@ -6,10 +6,12 @@
 # selftests of the overlaid tree (ftracetest, test.d with the
 # stackmap-*.tc, and the helpers next to ftracetest, built statically),
 # the stackmap CLI of the tree's tools/tracing/stackmap (static, in
-# /usr/bin), the static helpers of vm/helpers/, and the scripts of
-# vm/guest/. Rebuilt only when the content of an input changed: a
-# checksum of them all is kept next to the output (mtimes would miss an
-# input older than an initramfs built from another checkout).
+# /usr/bin), the static helpers of vm/helpers/, the scripts of
+# vm/guest/, and Debian's trace-cmd of the guest's architecture with its
+# loader and shared libraries (vm/userland.sh, vm/elfdeps.sh). Rebuilt
+# only when the content of an input changed: a checksum of them all is
+# kept next to the output (mtimes would miss an input older than an
+# initramfs built from another checkout).
 #
 # Every program is built with the guest's compiler.
 #
@@ -24,11 +26,17 @@ ksrc=${KSRC:-$root/build/linux}
 out=$1
 selftests=$ksrc/tools/testing/selftests/ftrace
 stackmap=$ksrc/tools/tracing/stackmap
-[ "$vm_arch" = x86_64 ] || "$root/vm/userland.sh" "$vm_arch"
+BUILD=$vm_build "$root/vm/userland.sh" "$vm_debarch"
+# "GUEST_PATH FILE" lines: trace-cmd, its loader and libraries.
+tracecmd=$("$root/vm/elfdeps.sh" "$vm_userland" /usr/bin/trace-cmd)
 inputs=("$root/vm" "$selftests" "$stackmap"
 	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" "$vm_busybox")
+while read -r _ file; do
+	inputs+=("$file")
+done <<< "$tracecmd"
 
-want=$( ("$vm_cc" --version | head -1; find -L "${inputs[@]}" -type f -print0 |
+want=$( ("$vm_cc" --version | head -1; echo "$tracecmd"
+	find -L "${inputs[@]}" -type f -print0 |
 	LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
 if [ -f "$out" ] && [ "$(cat "$out.sha" 2>/dev/null)" = "$want" ]; then
 	exit 0
@@ -57,6 +65,10 @@ done
 # Built in the kernel tree, as a user of the tree would build it.
 make -s -C "$stackmap" STATIC=1 CC="$vm_cc" OUTPUT="$tools" "$tools/stackmap"
 install -m 0755 "$tools/stackmap" "$stage/usr/bin/stackmap"
+# Where the packages put them, which is where the loader looks.
+while read -r path file; do
+	install -D -m 0755 "$file" "$stage$path"
+done <<< "$tracecmd"
 
 # ftracetest's ownership tests need at least two groups.
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
