@@ -86,4 +86,9 @@ rmdir $I
 echo "SNAPSHOT-BEGIN"
 tar -C $S -czf - . | base64
 echo "SNAPSHOT-END"
+
+# trace.dat files recorded by Debian's trace-cmd, for the host to report
+# with its own trace-cmd and the stackmap plugin, with no map file.
+echo "vmtest: trace-cmd"
+/vm/tracecmd.sh
 echo "vmtest: end"
