@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Check the trace.dat files that the guest recorded with Debian's
+trace-cmd (vm/guest/tracecmd.sh), as the host's tools print them: the
+stack ids of a trace resolve through the kernel_stack_def definitions the
+trace carries, with no map file, to the very stacks the kernel saw.
+
+Usage: check-tracecmd.py twin [--reset] --raw RAW --stat STAT REPORT
+       check-tracecmd.py map --raw RAW --counts ERR REPORT STACK_MAP
+
+Both read the ids from RAW, "trace-cmd report" of the file without the
+stackmap plugin ("<stack_id 0x...>"), since a resolved id prints its
+stack instead: the n-th kernel_stack_id of a buffer's CPU in RAW is the
+n-th of that CPU in REPORT.
+
+twin: REPORT is "trace-cmd report" with the plugin of a recording of the
+top instance with stackmap and a twin instance (any other buffer) with
+full stacks of the same events; STAT is "trace-cmd report --stat" of it.
+Results:
+
+  no-loss       no buffer lost an event (neither the report's
+                "EVENTS DROPPED" lines nor the stat's overrun or
+                dropped counts), so that both streams hold the same
+                events
+  ids-resolve   every kernel_stack_id of the top buffer printed a stack
+  equals-twin   on each CPU, the top buffer's events, in order, equal
+                the twin's: the same event, the same fields, and the
+                same stack (symbol names), the top's resolved from its
+                id (or a full stack where the kernel fell back to one)
+  new-ids       (--reset) the ids before the "stackmap-reset-begin"
+                trace_marker line and after "stackmap-reset-end" are
+                two disjoint sets, and definitions follow the reset
+
+map: REPORT is "stackmap report" of an extracted trace, ERR what it
+printed on stderr, STACK_MAP the text of the traced instance's stack_map
+saved when it was extracted. Results:
+
+  ids-resolve      every kernel_stack_id printed a stack, and the counts
+                   "N ... resolved, M unresolved" of ERR say so too
+  equals-stack_map each printed stack is the stack of its id in
+                   STACK_MAP, frame by frame (symbol and offset)
+
+Prints "PASS name" or "FAIL name" for each result, and "# " lines that
+say what was compared, and for a failure why: the counts and the first
+event that differs. Exits 0; the caller reads the lines.
+"""
+
+import argparse
+import collections
+import os
+import re
+import sys
+
+# The stack_map text parser of the stackmap tool's tests, without
+# leaving a __pycache__ in the tree.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                '..', 'tools', 'tracing', 'stackmap', 'tests'))
+import stackmap_text  # noqa: E402
+
+# The events the guest traces; any other (print, kernel_stack_def) is
+# not compared.
+TRACED = ('kmem_cache_alloc', 'sched_process_fork')
+STACK_ID = 'kernel_stack_id'
+STACK_DEF = 'kernel_stack_def'
+FULL_STACK = 'kernel_stack'
+# Fewer events than this and a comparison proves little.
+MIN_EVENTS = 20
+
+# An event line of "trace-cmd report" or "stackmap report": the buffer's
+# name when the trace has instances, then "comm-pid [cpu] time: event:
+# text".
+EVENT = re.compile(r'\s*(?:(?P<buf>[^\s:]+): )?\s*(?P<comm>.+?)-(?P<pid>\d+)'
+                   r'\s+\[(?P<cpu>\d+)\]\s+(?P<ts>\d+\.\d+):\s+'
+                   r'(?P<name>\w+):\s*(?P<text>.*)')
+# Before the first event after a loss, with the buffer's name, on a line
+# of its own: that event's line then has no name.
+DROPPED = re.compile(r'\s*(?:(?P<buf>[^\s:]+): )?\s*CPU:(?P<cpu>\d+) '
+                     r'\[(?:\d+ )?EVENTS DROPPED\]')
+STACK_ID_TEXT = re.compile(r'<stack_id (0x[0-9a-f]{8})>')
+# A frame line: " => sym+0xoff/0xsize" or " => 0xaddr" (the plugin,
+# stackmap report), "=> sym (addr)" or "=> addr" (a full stack, as
+# libtraceevent's plugin_function prints it).
+FRAME = re.compile(r'\s*=> (.*?)\s*')
+# The kernel's FTRACE_TRAMPOLINE_MARKER, INT_MAX, in a stack: the plugin
+# prints it so, plugin_function as an address.
+TRAMPOLINE = '[FTRACE TRAMPOLINE]'
+TRAMPOLINE_MARKER = 0x7fffffff
+
+
+class Event:
+    """An event of a report, and the stack event after it on its CPU."""
+
+    def __init__(self, line, buf, cpu, name, text):
+        self.line = line        # its line in the report
+        self.buf = buf          # '' for the top buffer
+        self.cpu = cpu
+        self.name = name
+        self.text = text
+        self.frames = []        # of a stack event: as printed
+        self.stack = None       # of a traced event: its stack event
+        self.id = None          # of a kernel_stack_id: from the raw report
+
+
+def parse_report(path):
+    """The events of a report, in its order, and its number of "EVENTS
+    DROPPED" lines."""
+    events = []
+    dropped = 0
+    after_drop = None
+    with open(path, errors='replace') as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            m = DROPPED.fullmatch(line)
+            if m:
+                dropped += 1
+                after_drop = m.group('buf') or ''
+                continue
+            m = EVENT.fullmatch(line)
+            if m:
+                buf = m.group('buf') or ''
+                if after_drop is not None:
+                    buf, after_drop = after_drop, None
+                events.append(Event(n, buf, int(m.group('cpu')),
+                                    m.group('name'),
+                                    m.group('text').rstrip()))
+                continue
+            m = FRAME.fullmatch(line)
+            if m and events:
+                events[-1].frames.append(m.group(1))
+    return events, dropped
+
+
+def per_cpu(events, name):
+    """The events called @name of each (buffer, CPU), in order."""
+    out = collections.defaultdict(list)
+    for e in events:
+        if e.name == name:
+            out[(e.buf, e.cpu)].append(e)
+    return out
+
+
+def read_ids(events, raw_path):
+    """Give each kernel_stack_id of @events its id from the raw report;
+    returns why they cannot be paired, or None."""
+    raw, _ = parse_report(raw_path)
+    have, want = per_cpu(events, STACK_ID), per_cpu(raw, STACK_ID)
+    for key in sorted(set(have) | set(want)):
+        a, b = have.get(key, []), want.get(key, [])
+        if len(a) != len(b):
+            return ('buffer "%s" CPU %d: %d kernel_stack_id events, %d in '
+                    '%s' % (key[0], key[1], len(a), len(b),
+                            os.path.basename(raw_path)))
+        for e, r in zip(a, b):
+            m = STACK_ID_TEXT.search(r.text)
+            if not m:
+                return '%s:%d: no id in %r' % (
+                    os.path.basename(raw_path), r.line, r.text)
+            e.id = m.group(1)
+    return None
+
+
+def attach_stacks(events):
+    """Give each traced event the stack event that follows it on its
+    buffer's CPU (a definition may come between them); returns the
+    traced events of each (buffer, CPU), in order."""
+    last = {}
+    streams = collections.defaultdict(list)
+    for e in events:
+        key = (e.buf, e.cpu)
+        if e.name in (STACK_ID, FULL_STACK):
+            prev = last.pop(key, None)
+            if prev is not None:
+                prev.stack = e
+        elif e.name != STACK_DEF:
+            last[key] = e
+            if e.name in TRACED:
+                streams[key].append(e)
+    return streams
+
+
+def symbol(frame, offset=False):
+    """A frame as compared: its symbol (with "+0xoff" if @offset), or
+    its address as "0x..." when it has no symbol."""
+    frame = re.sub(r' \([0-9a-f]+\)$', '', frame)
+    if re.fullmatch(r'0x[0-9a-f]+|[0-9a-f]{8,16}', frame):
+        addr = int(frame, 16)
+        return TRAMPOLINE if addr == TRAMPOLINE_MARKER else hex(addr)
+    m = re.fullmatch(r'(.+?)(\+0x[0-9a-f]+)(?:/0x[0-9a-f]+)?( \[\w+\])?',
+                     frame)
+    if not m:
+        return frame
+    return m.group(1) + (m.group(2) if offset else '') + (m.group(3) or '')
+
+
+def stack_of(e):
+    """The symbols of the stack event @e, or None if it printed none (an
+    id left unresolved, or no stack event at all)."""
+    if e is None or not e.frames:
+        return None
+    return [symbol(f) for f in e.frames]
+
+
+def describe(e):
+    """@e and its stack, for a failure's message."""
+    if e is None:
+        return '(none)'
+    s = 'line %d: %s: %s' % (e.line, e.name, e.text)
+    st = e.stack if e.name in TRACED else e
+    if st is not None and st is not e:
+        s += '\n    line %d: %s: %s' % (st.line, st.name, st.text)
+    if st is not None:
+        s += ''.join('\n      => ' + f for f in st.frames)
+    return s
+
+
+def result(name, ok, why):
+    """Print a result and why, one "# " line each."""
+    for line in ('%s: %s' % (name, why)).splitlines():
+        print('# ' + line)
+    print('%s %s' % ('PASS' if ok else 'FAIL', name))
+
+
+def read_counts(path):
+    """(resolved, unresolved) of the counts "stackmap report" printed
+    on stderr, or None."""
+    with open(path, errors='replace') as f:
+        text = f.read()
+    good = re.search(r'(\d+)[^,;\d]*\bresolved', text)
+    bad = re.search(r'(\d+)[^,;\d]*\bunresolved', text)
+    if not good or not bad:
+        return None
+    return int(good.group(1)), int(bad.group(1))
+
+
+def check_ids(events, buf, counts_path=None):
+    """ids-resolve of the ids of @buf, and the counts the tool printed
+    if @counts_path; returns the ids."""
+    ids = [e for e in events if e.buf == buf and e.name == STACK_ID]
+    bad = [e for e in ids if not e.frames]
+    defs = sum(e.buf == buf and e.name == STACK_DEF for e in events)
+    ok = not bad and len(ids) >= MIN_EVENTS
+    why = '%d ids, %d resolved, %d unresolved; %d definitions' % (
+        len(ids), len(ids) - len(bad), len(bad), defs)
+    if counts_path:
+        counts = read_counts(counts_path)
+        if counts is None:
+            ok = False
+            why += '; no "N resolved, M unresolved" counts in %s' % (
+                os.path.basename(counts_path))
+        else:
+            why += '; the tool counts %d resolved, %d unresolved' % counts
+            ok = ok and counts == (len(ids), 0)
+    if bad:
+        why += '; first unresolved: ' + describe(bad[0])
+    elif len(ids) < MIN_EVENTS:
+        why += '; too few ids to tell'
+    result('ids-resolve', ok, why)
+    return ids
+
+
+def stat_losses(path):
+    """The non-zero loss counts of "trace-cmd report --stat": events
+    overwritten or dropped. (Its "entries", left in the kernel's buffer,
+    are counted when trace-cmd stops, while its recorders still read
+    what is left.)"""
+    lost = []
+    buf, cpu = 'top', None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.strip()
+            m = re.fullmatch(r'Buffer: (\S+)', line)
+            if m:
+                buf = m.group(1)
+                continue
+            m = re.fullmatch(r'CPU: (\d+)', line)
+            if m:
+                cpu = int(m.group(1))
+                continue
+            m = re.fullmatch(r'(overrun|commit overrun|dropped events): '
+                             r'(\d+)', line)
+            if m and int(m.group(2)):
+                lost.append('%s CPU %s %s: %s' % (buf, cpu, m.group(1),
+                                                  m.group(2)))
+    return lost
+
+
+def twin(args):
+    events, dropped = parse_report(args.report)
+    lost = stat_losses(args.stat)
+    why = '%d "EVENTS DROPPED" lines, %d non-zero loss counts' % (
+        dropped, len(lost))
+    if lost:
+        why += ': ' + ', '.join(lost[:4])
+    result('no-loss', not dropped and not lost, why)
+
+    unpaired = read_ids(events, args.raw)
+    ids = check_ids(events, '')
+    streams = attach_stacks(events)
+    others = sorted({b for b, _ in streams} - {''})
+    if len(others) != 1:
+        result('equals-twin', False, 'want one twin buffer next to the '
+               'top one, found %s' % (others or 'none'))
+    elif dropped or lost:
+        result('equals-twin', False, 'events were lost: the streams of the '
+               'two buffers cannot be compared')
+    else:
+        result('equals-twin', *equals_twin(streams, others[0]))
+    if args.reset:
+        result('new-ids', *((False, unpaired) if unpaired else
+                            new_ids(events, ids)))
+
+
+def equals_twin(streams, other):
+    """(ok, why) of the comparison of the top buffer's events with
+    @other's, CPU by CPU."""
+    cpus = sorted({c for _, c in streams})
+    total = differ = 0
+    first = None
+    for cpu in cpus:
+        top, ref = streams.get(('', cpu), []), streams.get((other, cpu), [])
+        total += len(ref)
+        for i in range(max(len(top), len(ref))):
+            a = top[i] if i < len(top) else None
+            b = ref[i] if i < len(ref) else None
+            same = (a is not None and b is not None and
+                    a.name == b.name and a.text == b.text and
+                    b.stack is not None and b.stack.name == FULL_STACK and
+                    stack_of(a.stack) is not None and
+                    stack_of(a.stack) == stack_of(b.stack))
+            if not same:
+                differ += 1
+                first = first or (cpu, i, a, b)
+    why = '%d events on %d CPU%s compared with buffer %s, %d differ' % (
+        total, len(cpus), '' if len(cpus) == 1 else 's', other, differ)
+    if first:
+        cpu, i, a, b = first
+        why += '; first: CPU %d event %d:\n  top: %s\n  %s: %s' % (
+            cpu, i, describe(a), other, describe(b))
+    elif total < MIN_EVENTS:
+        why += '; too few events to tell'
+    return not first and total >= MIN_EVENTS, why
+
+
+def new_ids(events, ids):
+    """(ok, why): the top buffer's ids before and after the reset's
+    trace_marker lines are disjoint, and definitions follow the reset."""
+    begin = end = None
+    for i, e in enumerate(events):
+        if e.buf == '' and e.name == 'print':
+            if begin is None and e.text.endswith('stackmap-reset-begin'):
+                begin = i
+            elif e.text.endswith('stackmap-reset-end'):
+                end = i
+    if begin is None or end is None or end < begin:
+        return False, 'no stackmap-reset-begin and -end trace_marker lines'
+    index = {id(e): i for i, e in enumerate(events)}
+    before = {e.id for e in ids if index[id(e)] < begin}
+    after = {e.id for e in ids if index[id(e)] > end}
+    defs = sum(e.buf == '' and e.name == STACK_DEF for e in events[end:])
+    both = sorted(before & after)
+    why = ('%d distinct ids before the reset, %d after it, %d in both; '
+           '%d definitions after it' % (len(before), len(after), len(both),
+                                        defs))
+    if both:
+        why += '; first in both: ' + both[0]
+    return bool(before) and bool(after) and not both and defs > 0, why
+
+
+def stack_map(args):
+    events, _ = parse_report(args.report)
+    unpaired = read_ids(events, args.raw)
+    bufs = sorted({e.buf for e in events if e.name == STACK_ID})
+    ids = check_ids(events, bufs[0] if len(bufs) == 1 else '', args.counts)
+    if unpaired or len(bufs) > 1:
+        result('equals-stack_map', False, unpaired or
+               'ids in several buffers: %s' % bufs)
+        return
+    try:
+        stacks = stackmap_text.read(args.stack_map)
+    except (OSError, stackmap_text.StackMapError) as e:
+        result('equals-stack_map', False, str(e))
+        return
+    differ = 0
+    first = None
+    for e in ids:
+        want = stacks.get(e.id)
+        if (want is None or [symbol(f, True) for f in e.frames] !=
+                [symbol(f, True) for f in want.frames]):
+            differ += 1
+            first = first or (e, want)
+    why = '%d ids, %d stacks in %s, %d differ' % (
+        len(ids), len(stacks), os.path.basename(args.stack_map), differ)
+    if first:
+        e, want = first
+        why += '; first: id %s, %s\n  in %s: %s' % (
+            e.id, describe(e), os.path.basename(args.stack_map),
+            'no such id' if want is None else
+            ''.join('\n      [%d] %s' % f for f in enumerate(want.frames)))
+    elif len(ids) < MIN_EVENTS:
+        why += '; too few ids to tell'
+    result('equals-stack_map', not first and len(ids) >= MIN_EVENTS, why)
+
+
+def main():
+    p = argparse.ArgumentParser(
+        description='Check the trace-cmd files of a vmtest guest.')
+    sub = p.add_subparsers(dest='mode', required=True)
+    t = sub.add_parser('twin')
+    t.add_argument('--reset', action='store_true')
+    t.add_argument('--raw', required=True)
+    t.add_argument('--stat', required=True)
+    t.add_argument('report')
+    m = sub.add_parser('map')
+    m.add_argument('--raw', required=True)
+    m.add_argument('--counts', required=True)
+    m.add_argument('report')
+    m.add_argument('stack_map')
+    args = p.parse_args()
+    if args.mode == 'twin':
+        twin(args)
+    else:
+        stack_map(args)
+
+
+if __name__ == '__main__':
+    main()
