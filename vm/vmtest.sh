@@ -79,6 +79,88 @@ else
 	record FAIL "$step:tools:snapshot-received"
 fi
 
+# The trace.dat files the guest recorded with Debian's trace-cmd
+# (vm/guest/tracecmd.sh), reported by the host's trace-cmd with the
+# stackmap plugin and no map file, and by "stackmap report", and checked
+# by vm/check-tracecmd.py: results $step:tracecmd:TEST-CHECK.
+tc=$out/tracecmd
+plugins=$root/tools/tracing/stackmap/build
+rm -rf "$tc"
+mkdir -p "$tc/received"
+# The guest sends each file's kallsyms section once for all: join them.
+tracecmd_receive() {
+	local name sum
+
+	sed -n '/^TRACECMD-BEGIN$/,/^TRACECMD-END$/p' "$out/ktap.txt" | sed '1d;$d' |
+		base64 -d | tar -xzf - -C "$tc/received" 2>/dev/null || return 1
+	cp "$tc/received"/*.stack_map "$tc/received"/*.log "$tc/" 2>/dev/null
+	[ ! -e "$tc/received/split.txt" ] || while read -r name sum; do
+		cat "$tc/received/$name.head" "$tc/received/kallsyms.section" \
+			"$tc/received/$name.tail" > "$tc/$name" || return 1
+		if [ "$(sha256sum < "$tc/$name" | cut -d' ' -f1)" != "$sum" ]; then
+			echo "tracecmd: $name: joined file differs from the guest's" >&2
+			return 1
+		fi
+	done < "$tc/received/split.txt"
+	for name in "$tc/received"/*.dat; do
+		[ ! -e "$name" ] || cp "$name" "$tc/"
+	done
+	[ -s "$tc/record.dat" ] && [ -s "$tc/reset.dat" ] && [ -s "$tc/flight.dat" ]
+}
+# Record the results CHECKS of the checker's output FILE as
+# $step:tracecmd:TEST-CHECK, FAIL for any it did not print, and show
+# why they failed.
+tracecmd_results() { # TEST FILE CHECKS...
+	local test=$1 file=$2 check status
+	shift 2
+
+	for check in "$@"; do
+		status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$file" | head -1)
+		record "${status:-FAIL}" "$step:tracecmd:$test-$check"
+	done
+	sed "s/^/  $test: /" "$file"
+}
+# "trace-cmd report" of TEST.dat: TEST.raw.txt without any plugin (the
+# ids), TEST.txt with the stackmap plugin and no map, TEST.stat.
+tracecmd_report() { # TEST
+	trace-cmd report -N -i "$tc/$1.dat" > "$tc/$1.raw.txt" 2>&1
+	env -u STACKMAP_MAP TRACEEVENT_PLUGIN_DIR="$plugins" \
+		trace-cmd report -i "$tc/$1.dat" > "$tc/$1.txt" 2> "$tc/$1.err"
+	trace-cmd report --stat -i "$tc/$1.dat" > "$tc/$1.stat" 2>&1
+}
+checker=$root/vm/check-tracecmd.py
+: > "$tc/record.check"
+: > "$tc/reset.check"
+: > "$tc/flight.check"
+if tracecmd_receive; then
+	record PASS "$step:tracecmd:files-received"
+	for test in record reset; do
+		opt=()
+		[ "$test" = reset ] && opt=(--reset)
+		tracecmd_report $test
+		"$checker" twin "${opt[@]}" --raw "$tc/$test.raw.txt" \
+			--stat "$tc/$test.stat" "$tc/$test.txt" > "$tc/$test.check" 2>&1
+	done
+	# The flight recorder's ids come before the definitions "emit"
+	# wrote: a two-pass reader resolves them.
+	trace-cmd report -N -i "$tc/flight.dat" > "$tc/flight.raw.txt" 2>&1
+	if ! "$tool" report --help > /dev/null 2>&1; then
+		echo "# this tree's stackmap has no \"report\" command" \
+			"(tools/tracing/stackmap)" > "$tc/flight.check"
+	elif ! "$tool" report "$tc/flight.dat" > "$tc/flight.txt" 2> "$tc/flight.err"; then
+		{ echo "# stackmap report failed:"; sed 's/^/#   /' "$tc/flight.err"; } \
+			> "$tc/flight.check"
+	else
+		"$checker" map --raw "$tc/flight.raw.txt" --counts "$tc/flight.err" \
+			"$tc/flight.txt" "$tc/flight.stack_map" > "$tc/flight.check" 2>&1
+	fi
+else
+	record FAIL "$step:tracecmd:files-received"
+fi
+tracecmd_results record "$tc/record.check" no-loss ids-resolve equals-twin
+tracecmd_results reset "$tc/reset.check" no-loss ids-resolve equals-twin new-ids
+tracecmd_results flight "$tc/flight.check" ids-resolve equals-stack_map
+
 for boot in test boottest; do
 	status=PASS
 	[ "$boot" = test ] && [ "$rc" -ne 0 ] && status=FAIL
