@@ -8,11 +8,14 @@
 # session, a folded-stacks file, a flame graph and summary.json.
 #
 # Usage: vm/run-report.py RAWDIR OUTDIR
+#        (STACKMAP_TOOLS: the build directory of tools/tracing/stackmap,
+#        for the report of the trace-cmd session's trace.dat)
 
 import html
 import json
 import os
 import re
+import subprocess
 import sys
 
 # The stack_map parser of the stackmap tool's tests, without leaving a
@@ -78,6 +81,10 @@ def parse_trace(path):
             if not m:
                 continue
             what = m.group("what")
+            # A stack's definition: an entry of its own, not an event;
+            # its "  [i] frame" lines match nothing here.
+            if what.startswith("<stack_def "):
+                continue
             if what.startswith("<stack trace>"):
                 if cur is not None and cur[3] is None:
                     cur[3] = ("full", [])
@@ -115,6 +122,51 @@ def cpu_stats(d):
 
 def sym(s):
     return re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+$", "", s)
+
+
+def written_bytes(d):
+    """Ring-buffer bytes written in a session, retained or overwritten:
+    each CPU's entries and overruns at the mean size of its retained
+    entries (the per-CPU stats count bytes only of what is retained)."""
+    total = 0.0
+    for name in sorted(os.listdir(d)):
+        if name.startswith("stats.cpu"):
+            kv = read_kv(os.path.join(d, name))
+            entries = int(float(kv.get("entries", "0")))
+            if entries:
+                total += (int(float(kv.get("bytes", "0"))) / entries *
+                          (entries + int(float(kv.get("overrun", "0")))))
+    return total
+
+
+def definition_cost(sess):
+    """Ring-buffer bytes of the stack definitions a session wrote, from
+    stack_map_stat (their payload bytes) and the depths in stack_map (the
+    event header of each: 4 bytes, 8 above 112 bytes of payload), against
+    all it wrote. None without definitions."""
+    smstat = read_kv(os.path.join(sess["dir"], "stack_map_stat"))
+    defs = int(smstat.get("definitions", 0))
+    payload = int(smstat.get("definitions_bytes", 0))
+    if not defs:
+        return None
+    # The frames' size from kernel_stack, where they start from
+    # kernel_stack_def's own format.
+    frame = format_size(os.path.join(sess["dir"], "format.kernel_stack"))[2]
+    def_off = format_size(os.path.join(sess["dir"],
+                                       "format.kernel_stack_def"))[1]
+    sizes = [((def_off + frame * len(f)) + 3) & ~3
+             for f in sess["stacks"].values()]
+    # One definition per stored stack, unless the buffer was cleared or
+    # "emit" ran: then the headers are estimated at the same mix.
+    headers = sum(rb_bytes(p) - p for p in sizes)
+    if len(sizes) != defs and sizes:
+        headers = headers * defs / len(sizes)
+    rb = payload + headers
+    written = written_bytes(sess["dir"])
+    return {"definitions": defs, "payload_bytes": payload,
+            "ring_buffer_bytes": rb, "written_bytes": written,
+            "share": ratio(rb, written),
+            "exact": len(sizes) == defs and sum(sizes) == payload}
 
 
 def session(raw, mode):
@@ -156,7 +208,8 @@ def record_limit(off, on_dir):
     ev_size = {}
     for name in os.listdir(d):
         if name.startswith("format.") and name not in (
-                "format.kernel_stack", "format.kernel_stack_id"):
+                "format.kernel_stack", "format.kernel_stack_id",
+                "format.kernel_stack_def"):
             ev_size[name[len("format."):]] = format_size(os.path.join(d, name))[0]
     _, caller_off, frame = format_size(os.path.join(d, "format.kernel_stack"))
     if frame is None:
@@ -249,6 +302,61 @@ def ratio(a, b):
     return a / b if b else 0.0
 
 
+def tracecmd_report(raw, out, summary):
+    """The trace-cmd session: its trace.dat reported on the host with the
+    plugin and no map file (trace-cmd report, one pass, learning the
+    definitions as it reads) and with "stackmap report" (two passes)."""
+    d = os.path.join(raw, "tracecmd")
+    dat = os.path.join(d, "trace.dat")
+    tools = os.environ.get("STACKMAP_TOOLS", "")
+    print()
+    if not os.path.exists(dat) or not os.path.getsize(dat):
+        print("trace-cmd session: no trace.dat (see tracecmd/record.log)")
+        return
+    rc = open(os.path.join(d, "rc")).read().strip()
+    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=tools)
+    tc = subprocess.run(["trace-cmd", "report", "-i", dat], env=env,
+                        capture_output=True, text=True, errors="replace")
+    lines = tc.stdout.splitlines()
+    with open(os.path.join(out, "tracecmd-report.txt"), "w") as f:
+        f.write(tc.stdout)
+    ids = [i for i, l in enumerate(lines) if " kernel_stack_id: " in l]
+    resolved = [i for i in ids if lines[i].rstrip().endswith("<stack trace>")]
+    defs = [i for i, l in enumerate(lines) if " kernel_stack_def: " in l]
+    events = [l for l in lines if re.match(r"\s*\S.*\[\d+\]\s+\d+\.\d+:", l)]
+    smstat = read_kv(os.path.join(d, "stack_map_stat"))
+    before = read_kv(os.path.join(d, "stack_map_stat.before"))
+    payload = (int(smstat.get("definitions_bytes", 0)) -
+               int(before.get("definitions_bytes", 0)))
+    print(f"trace-cmd record in the guest (stackmap on, trace-cmd exit {rc}), "
+          f"reported here with no map file:")
+    print(f"  trace.dat: {os.path.getsize(dat):,} bytes, {len(events):,} "
+          f"entries: {len(ids):,} stack ids, {len(defs):,} definitions "
+          f"({payload:,} bytes of entries)")
+    print(f"  trace-cmd report + plugin_stackmap.so: {len(resolved):,} of "
+          f"{len(ids):,} ids resolved from the definitions in the file")
+    rep = None
+    if tools and os.path.exists(os.path.join(tools, "stackmap")):
+        rep = subprocess.run([os.path.join(tools, "stackmap"), "report", dat],
+                             capture_output=True, text=True, errors="replace")
+        with open(os.path.join(out, "stackmap-report.txt"), "w") as f:
+            f.write(rep.stdout)
+        print(f"  stackmap report (two passes): {rep.stderr.strip()}")
+    summary["tracecmd"] = {"trace_dat_bytes": os.path.getsize(dat),
+                           "stack_ids": len(ids), "resolved": len(resolved),
+                           "definitions": len(defs),
+                           "stackmap_report": rep.stderr.strip() if rep else None}
+    # An excerpt: the first definition, and the first id after it.
+    if defs and resolved:
+        print("  excerpt of trace-cmd report:")
+        first = next((i for i in resolved if i > defs[0]), resolved[0])
+        shown = list(range(max(first - 1, 0), first + 7))
+        if defs[0] not in shown:
+            shown = [defs[0], None] + shown
+        for i in shown:
+            print("    ..." if i is None else "    " + lines[i][:110])
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: run-report.py RAWDIR OUTDIR", file=sys.stderr)
@@ -309,6 +417,14 @@ def main():
     print(f"Published result for this idea: {PUBLISHED['retained_events']}x "
           f"retained events, {PUBLISHED['time_span']}x time span "
           f"(slab workload, deeper stacks)")
+    cost = definition_cost(on)
+    if cost:
+        print(f"Stack definitions (options/stackmap-defs): "
+              f"{cost['definitions']:,} written, {cost['ring_buffer_bytes']:,.0f} "
+              f"ring-buffer bytes{'' if cost['exact'] else ' (estimated)'}, "
+              f"{100 * cost['share']:.3f}% of the {cost['written_bytes']:,.0f} "
+              f"bytes the session wrote")
+        summary["definitions"] = cost
     summary.update({"depot_target": DEPOT_TARGET,
                     "depot_fixed_before": DEPOT_FIXED,
                     "limit": limit, "avg_depth": avg_depth,
@@ -343,11 +459,13 @@ def main():
     folded = write_folded(on, os.path.join(out, "stacks.folded"))
     write_flamegraph(folded, os.path.join(out, "flamegraph.svg"),
                      "stackmap session: kernel stacks of traced events")
+    tracecmd_report(raw, out, summary)
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print()
     print(f"Artifacts in {out}/: trace stack_map stack_map_bin stack_map_stat "
-          f"stacks.folded flamegraph.svg summary.json")
+          f"stacks.folded flamegraph.svg summary.json tracecmd-report.txt "
+          f"stackmap-report.txt")
     return 0
 
 

@@ -56,5 +56,9 @@ tr -d '\r' < "$out/vm/results.txt" |
 	{ echo "make run: no results from the guest; see $out/vm/console.log" >&2; exit 1; }
 "$root/vm/console-check.sh" "$out/vm/console.log" ||
 	{ echo "make run: kernel report on the console" >&2; exit 1; }
+# The plugin and "stackmap report" read the trace-cmd session's trace.dat.
+tools=$root/tools/tracing/stackmap
+make -s -C "$tools" all
 echo
-python3 "$root/vm/run-report.py" "$out/raw" "$out" | tee "$out/report.txt"
+STACKMAP_TOOLS=$tools/build python3 "$root/vm/run-report.py" "$out/raw" "$out" |
+	tee "$out/report.txt"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Guest side of `make run`: trace the same workload twice with the same
-# per-CPU buffer, stackmap off then on, and send everything the host needs
-# for its report as a base64 tar stream on stdout (the results port).
+# per-CPU buffer, stackmap off then on, then record a few seconds of it
+# with trace-cmd, stackmap on, and send everything the host needs for its
+# report as a base64 tar stream on stdout (the results port).
 #
 # Kernel command line: vm.buffer_kb=N vm.events=sys:ev,sys:ev
 # vm.duration=SECONDS vm.workload=BASE64 (a shell command; default below).
@@ -73,7 +74,9 @@ session() {
 		cat $T/stack_map > "$dir/stack_map"
 		cat $T/stack_map_bin > "$dir/stack_map_bin"
 	fi
-	for f in $T/events/ftrace/kernel_stack/format $T/events/ftrace/kernel_stack_id/format; do
+	for f in $T/events/ftrace/kernel_stack/format \
+		 $T/events/ftrace/kernel_stack_id/format \
+		 $T/events/ftrace/kernel_stack_def/format; do
 		[ -f "$f" ] && cp "$f" "$dir/format.$(basename "$(dirname "$f")")"
 	done
 	for ev in $(echo "$events" | tr ',' ' '); do
@@ -83,7 +86,34 @@ session() {
 	log "$mode: done ($(wc -l < "$dir/trace") trace lines)"
 }
 
-session off && session on
+# trace-cmd record of the first seconds of the workload with stackmap on:
+# the host reports the trace.dat alone, with no map file.
+tracecmd_session() {
+	dir=/tmp/out/tracecmd
+	secs=$((duration < 3 ? duration : 3))
+	mkdir -p "$dir"
+	command -v trace-cmd > /dev/null || { log "tracecmd: no trace-cmd"; return 0; }
+	echo 0 > $T/tracing_on
+	set_events 0
+	echo reset > $T/stack_map
+	# Its counters are the instance's, since boot: the host subtracts.
+	cp $T/stack_map_stat "$dir/stack_map_stat.before"
+	set --
+	for ev in $(echo "$events" | tr ',' ' '); do
+		set -- "$@" -e "$ev"
+	done
+	log "tracecmd: trace-cmd record of ${secs} s of the workload, stackmap on"
+	trace-cmd record -b "$buffer_kb" -O stacktrace -O stackmap "$@" \
+		-o "$dir/trace.dat" timeout "$secs" sh -c "$workload" \
+		> "$dir/record.log" 2>&1
+	echo $? > "$dir/rc"
+	cp $T/stack_map_stat "$dir/stack_map_stat"
+	cat $T/stack_map > "$dir/stack_map"
+	echo 1 > $T/tracing_on
+	log "tracecmd: done ($(wc -c < "$dir/trace.dat") bytes)"
+}
+
+session off && session on && tracecmd_session
 cat /proc/kallsyms > /tmp/out/kallsyms
 echo "$buffer_kb $events $duration" > /tmp/out/params
 echo "$workload" > /tmp/out/workload
