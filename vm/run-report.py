@@ -341,7 +341,10 @@ def tracecmd_report(raw, out, summary):
                              capture_output=True, text=True, errors="replace")
         with open(os.path.join(out, "stackmap-report.txt"), "w") as f:
             f.write(rep.stdout)
-        print(f"  stackmap report (two passes): {rep.stderr.strip()}")
+        counts = rep.stderr.strip()
+        if counts.startswith("stackmap: "):
+            counts = counts[len("stackmap: "):]
+        print(f"  stackmap report (two passes): {counts}")
     summary["tracecmd"] = {"trace_dat_bytes": os.path.getsize(dat),
                            "stack_ids": len(ids), "resolved": len(resolved),
                            "definitions": len(defs),
