@@ -370,12 +370,29 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot);
  * mark of a record is told it set it, as after the record's store. A
  * reset clears the marks too. Calls running meanwhile may find their mark
  * cleared after they set it; the record's next caller is then told true
- * again.
+ * again. The marks are clear before the caller's later stores (the
+ * clearing is fully ordered), but a call that loaded a mark before it was
+ * cleared is told false: the record's next caller is told true.
  *
  * Context: Any context; takes time in proportion to the table size (a
  * bit per slot, 4 KiB for 32768 slots).
  */
 void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_unmark() - give back the mark of one record
+ * @depot: the depot, or NULL
+ * @id: the id whose mark a caller was told it set
+ *
+ * For a caller that was told it set the mark but could not do what the
+ * mark stands for (its user could not pass the stack on): the record's
+ * next caller that asks is told it set the mark. Nothing happens if @id
+ * is not an id of the current generation, or the caller is one a grace
+ * period would not wait for.
+ *
+ * Context: Any context, including NMI.
+ */
+void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
 
 /**
  * stackdepot_lf_generation() - current generation tag of a depot
@@ -498,6 +515,9 @@ static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
 static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
 
 static inline void stackdepot_lf_clear_marks(struct stackdepot_lf *depot) { }
+
+static inline void stackdepot_lf_unmark(struct stackdepot_lf *depot,
+					stackdepot_lf_id_t id) { }
 
 static inline u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 {

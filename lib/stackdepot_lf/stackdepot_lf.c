@@ -42,10 +42,11 @@
  * Each slot has a mark bit (->marks). A get_id caller that asks for it
  * sets the mark of the slot it returns, and learns whether it was the one
  * to set it: one caller per record between its store, or
- * stackdepot_lf_clear_marks(), and the next clearing. Reset clears the
- * marks with the table. Users tell the first use of a stack since a point
- * of their choosing with it (ftrace writes a stack's definition into its
- * trace buffer then).
+ * stackdepot_lf_clear_marks(), and the next clearing; a caller that could
+ * not do what the mark stood for gives it back (stackdepot_lf_unmark()).
+ * Reset clears the marks with the table. Users tell the first use of a
+ * stack since a point of their choosing with it (ftrace writes a stack's
+ * definition into its trace buffer then).
  *
  * Coding conventions in this file: @depot is the depot, @val a slot value,
  * @pos a slot index, @state the generation state word (the base of the
@@ -98,10 +99,14 @@
  *   the callers of a marked record from writing its cache line. Reset
  *   clears them in its window with no caller left, before it publishes the
  *   next generation; stackdepot_lf_clear_marks() clears them under running
- *   callers one word at a time with WRITE_ONCE(), so that a caller racing
- *   with it may find its mark cleared just after setting it, and a second
- *   caller then sets it again: a clearing may elect two callers, never
- *   none.
+ *   callers one word at a time with xchg(), so that a caller racing with it
+ *   may find its mark cleared just after setting it, and a second caller
+ *   then sets it again: a clearing may elect two callers, never none. A
+ *   caller that reads a word just before a clearing and tests a bit of it
+ *   is told "not first" as before the clearing: the next caller is told
+ *   "first". stackdepot_lf_unmark() clears one bit with clear_bit(), after
+ *   checking in a read section that the id is of the current generation,
+ *   whose reset would clear the bit anyway.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
  *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
  *   and summed without synchronisation.
@@ -563,17 +568,22 @@ static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
 }
 
 /*
- * Clear every mark. Each word is cleared whole with WRITE_ONCE(), which
- * races only with the test_and_set_bit() of callers in sdlf_mark():
- * either may come first, and a mark cleared after it was set is set again
- * by the next caller.
+ * Clear every mark. A word is cleared whole with xchg(), an atomic like
+ * the test_and_set_bit() of callers in sdlf_mark() it races with (a plain
+ * store would be lost on architectures whose bit operations take a lock,
+ * bringing back the other bits of the word): either comes first, and a
+ * mark cleared after it was set is set again by the next caller. Words
+ * with no mark are only read, so that clearing a depot whose stacks are
+ * few does not dirty the lines every hit reads. xchg() is fully ordered:
+ * the marks are clear before the caller's later stores.
  */
 static void sdlf_clear_marks(struct stackdepot_lf *depot)
 {
 	size_t i;
 
 	for (i = 0; i < BITS_TO_LONGS(depot->slot_mask + 1); i++)
-		WRITE_ONCE(depot->marks[i], 0);
+		if (READ_ONCE(depot->marks[i]))
+			xchg(&depot->marks[i], 0);
 }
 
 bool stackdepot_lf_caller_visible(void)
@@ -845,6 +855,23 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 		sdlf_clear_marks(depot);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_clear_marks);
+
+void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
+{
+	u32 raw = stackdepot_lf_id_to_u32(id), state;
+
+	if (!depot || raw <= depot->slot_mask)
+		return;
+	/* A reset clears every mark: only one of this generation needs it. */
+	if (likely(sdlf_read_lock())) {
+		/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
+		state = smp_load_acquire(&depot->state);
+		if ((raw & ~depot->slot_mask) == state)
+			clear_bit(raw & depot->slot_mask, depot->marks);
+	}
+	sdlf_read_unlock();
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_unmark);
 
 u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 {

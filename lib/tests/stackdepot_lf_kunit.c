@@ -1145,7 +1145,8 @@ static bool get_id_marked(struct kunit *test,
  * Marks: of the callers that ask, one per record is told it set the mark,
  * from the record's store to the next clearing of the marks or reset, on
  * the fast path (home slot) and the slow one (probed slots); callers that
- * do not ask leave the mark alone.
+ * do not ask leave the mark alone; a mark given back is set again, and
+ * only a current id gives one back.
  */
 static void test_marks(struct kunit *test)
 {
@@ -1173,11 +1174,25 @@ static void test_marks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
 
+	/* Given back, a mark is set again by the next caller, once. */
+	stackdepot_lf_unmark(depot, ids[1]);
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 6, 2, &id));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
+	/* Nobody's ids give nothing back. */
+	stackdepot_lf_unmark(NULL, ids[1]);
+	stackdepot_lf_unmark(depot, stackdepot_lf_u32_to_id(0));
+	stackdepot_lf_unmark(depot, stackdepot_lf_u32_to_id(U32_MAX));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
+
 	/* A reset clears them with the records. */
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 5, 1, &id));
 	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
 			stackdepot_lf_id_to_u32(ids[0]));
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	/* An id of the old generation gives back nothing of the new. */
+	stackdepot_lf_unmark(depot, ids[0]);
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
 
 	/* Stacks that hash alike: marks follow the probed slots. */

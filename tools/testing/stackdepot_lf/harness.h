@@ -99,6 +99,16 @@ static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
 				 __ATOMIC_SEQ_CST) & BIT_MASK(nr);
 }
 
+/* Unordered, as the kernel's clear_bit() is. */
+static inline void clear_bit(unsigned long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(&addr[BIT_WORD(nr)], ~BIT_MASK(nr),
+			   __ATOMIC_RELAXED);
+}
+
+/* Fully ordered, as the kernel's is. */
+#define xchg(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
 
