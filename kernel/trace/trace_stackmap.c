@@ -221,47 +221,50 @@ int trace_stackmap_enable(struct trace_array *tr)
 int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 			  unsigned int nr_entries, u32 *id, bool *define)
 {
+	struct trace_stackmap *sm = &tr->stackmap;
 	stackdepot_lf_id_t sid;
+	bool no_defs;
 	int ret;
 
 	*define = false;
 	/*
+	 * Only callers that write definitions set the marks. Pairs with
+	 * smp_store_release() in trace_stackmap_set_defs(): the marks were
+	 * cleared before definitions came back on.
+	 */
+	no_defs = smp_load_acquire(&sm->no_defs);
+	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
 	 * that a grace period waits for us before it loads the pointer.
-	 * Only callers that write definitions set the marks. Pairs with
-	 * WRITE_ONCE() in trace_stackmap_set_defs().
 	 */
-	ret = stackdepot_lf_get_id_rcu(&tr->stackmap.depot, calls, nr_entries,
-				       &sid, READ_ONCE(tr->stackmap.no_defs) ?
-				       NULL : define);
+	ret = stackdepot_lf_get_id_rcu(&sm->depot, calls, nr_entries, &sid,
+				       no_defs ? NULL : define);
 	if (unlikely(ret == -EPERM))
-		atomic_long_inc(&tr->stackmap.drops_context);
+		atomic_long_inc(&sm->drops_context);
 	if (ret)
 		return ret;
+
+	/*
+	 * A redefinition asked for where the depot could not be reached:
+	 * we can, our id was just taken. Pairs with WRITE_ONCE() in
+	 * trace_stackmap_redefine().
+	 */
+	if (unlikely(READ_ONCE(sm->redefine)) && xchg(&sm->redefine, 0))
+		trace_stackmap_redefine(tr);
 
 	*id = stackdepot_lf_id_to_u32(sid);
 	return 0;
 }
 
-/**
- * trace_stackmap_write_def() - write the definition of a stack id
- * @tr: the instance whose depot issued @id
- * @buffer: a ring buffer of @tr
- * @trace_ctx: the context of the event, as tracing_gen_ctx() gives it
- * @id: the id
- * @calls: its stack, innermost first
- * @nr_entries: the depth, at most %TRACE_STACKMAP_MAX_DEPTH
- *
- * Context: Any context; no other reservation of @buffer held at this
- * context level.
- * Return: true if the definition is in @buffer, false if the buffer
- * refused it (counted in definitions_lost).
+/*
+ * Write the definition of @id into @buffer; false if the buffer refused it.
+ * Its bytes are those of a stack_def_entry of @nr_entries frames.
  */
-bool trace_stackmap_write_def(struct trace_array *tr,
-			      struct trace_buffer *buffer,
-			      unsigned int trace_ctx, u32 id,
-			      const unsigned long *calls,
-			      unsigned int nr_entries)
+static bool stackmap_write_def(struct trace_array *tr,
+			       struct trace_buffer *buffer,
+			       unsigned int trace_ctx, u32 id,
+			       const unsigned long *calls,
+			       unsigned int nr_entries)
 {
 	struct ring_buffer_event *event;
 	struct stack_def_entry *entry;
@@ -269,27 +272,79 @@ bool trace_stackmap_write_def(struct trace_array *tr,
 	event = trace_buffer_lock_reserve(buffer, TRACE_STACK_DEF,
 					  struct_size(entry, caller, nr_entries),
 					  trace_ctx);
-	if (!event) {
-		atomic_long_inc(&tr->stackmap.defs_lost);
+	if (!event)
 		return false;
-	}
 	entry = ring_buffer_event_data(event);
 	entry->id = id;
 	entry->depth = nr_entries;
 	memcpy(entry->caller, calls, flex_array_size(entry, caller, nr_entries));
 	atomic_long_inc(&tr->stackmap.defs);
-	atomic_long_add(ring_buffer_event_length(event),
-			&tr->stackmap.defs_bytes);
+	atomic64_add(ring_buffer_event_length(event), &tr->stackmap.defs_bytes);
 	trace_buffer_unlock_commit_nostack(buffer, event);
+	return true;
+}
+
+/* Give back the mark of @id, so that its next use defines it again. */
+static void stackmap_undefine(struct trace_array *tr, u32 id)
+{
+	/* The depot is freed after synchronize_rcu(); see get_id above. */
+	rcu_read_lock_sched_notrace();
+	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+	stackdepot_lf_unmark(rcu_dereference_sched(tr->stackmap.depot),
+			     stackdepot_lf_u32_to_id(id));
+	rcu_read_unlock_sched_notrace();
+}
+
+/**
+ * trace_stackmap_write_def() - write the definition of a stack id
+ * @tr: the instance whose depot issued @id
+ * @buffer: a ring buffer of @tr
+ * @trace_ctx: the context of the event, as tracing_gen_ctx() gives it
+ * @id: the id, for which trace_stackmap_get_id() asked for a definition
+ * @calls: its stack, innermost first
+ * @nr_entries: the depth, at most %TRACE_STACKMAP_MAX_DEPTH
+ *
+ * A definition the buffer refuses (counted in definitions_lost), or one
+ * that went into a buffer that is not, or no longer, the main buffer of
+ * @tr (update_max_tr() swapped them meanwhile), leaves the main buffer
+ * without it: the stack's next use is asked to define it again.
+ *
+ * Context: Any context; no other reservation of @buffer held at this
+ * context level.
+ * Return: true if the definition is in @buffer, false if the buffer
+ * refused it.
+ */
+bool trace_stackmap_write_def(struct trace_array *tr,
+			      struct trace_buffer *buffer,
+			      unsigned int trace_ctx, u32 id,
+			      const unsigned long *calls,
+			      unsigned int nr_entries)
+{
+	if (!stackmap_write_def(tr, buffer, trace_ctx, id, calls, nr_entries)) {
+		atomic_long_inc(&tr->stackmap.defs_lost);
+		stackmap_undefine(tr, id);
+		return false;
+	}
+	/*
+	 * After the mark's test_and_set_bit(), a full barrier: if the mark
+	 * survived the clearing of a swap (__update_max_tr()), this load
+	 * sees the swap. Pairs with the plain stores of the swap, as in
+	 * trace_buffer_is_own(), trace.c.
+	 */
+	if (buffer != READ_ONCE(tr->array_buffer.buffer))
+		stackmap_undefine(tr, id);
 	return true;
 }
 
 /**
  * trace_stackmap_redefine() - define each stack again at its next use
- * @tr: the instance whose buffer lost the definitions it held
+ * @tr: the instance whose main buffer lost the definitions it held
  *
- * Called when the buffer of @tr is cleared, or swapped with its max
- * buffer: the next use of each stack in @tr writes its definition again.
+ * Called when the main buffer of @tr is cleared, shrunk or given new
+ * sub-buffers, or swapped with its max buffer: the next use of each stack
+ * in @tr writes its definition again. Where the depot cannot be reached
+ * (RCU would not wait for the caller), the next caller of
+ * trace_stackmap_get_id() that gets an id does it.
  *
  * Context: Any context.
  */
@@ -300,7 +355,25 @@ void trace_stackmap_redefine(struct trace_array *tr)
 	if (stackdepot_lf_caller_visible())
 		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
 		stackdepot_lf_clear_marks(rcu_dereference_sched(tr->stackmap.depot));
+	else
+		/* Pairs with READ_ONCE() in trace_stackmap_get_id(). */
+		WRITE_ONCE(tr->stackmap.redefine, 1);
 	rcu_read_unlock_sched_notrace();
+}
+
+/**
+ * trace_stackmap_buffer_reset() - a buffer of an instance was emptied
+ * @buf: the buffer, main or max
+ *
+ * The main buffer's definitions went with its events; the max buffer held
+ * none the main buffer needs.
+ *
+ * Context: Any context.
+ */
+void trace_stackmap_buffer_reset(struct array_buffer *buf)
+{
+	if (buf == &buf->tr->array_buffer)
+		trace_stackmap_redefine(buf->tr);
 }
 
 /**
@@ -318,8 +391,8 @@ void trace_stackmap_set_defs(struct trace_array *tr, bool on)
 	mutex_lock(&trace_stackmap_mutex);
 	if (on && tr->stackmap.no_defs)
 		stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
-	/* Pairs with READ_ONCE() in trace_stackmap_get_id(). */
-	WRITE_ONCE(tr->stackmap.no_defs, !on);
+	/* Pairs with smp_load_acquire() in trace_stackmap_get_id(). */
+	smp_store_release(&tr->stackmap.no_defs, !on);
 	mutex_unlock(&trace_stackmap_mutex);
 }
 

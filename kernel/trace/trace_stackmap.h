@@ -13,6 +13,7 @@
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
 
+struct array_buffer;
 struct trace_array;
 struct trace_buffer;
 struct dentry;
@@ -41,16 +42,19 @@ struct dentry;
  * @expand: print stack ids as full stacks in the trace file
  * @no_defs: do not write stack definitions into the buffer
  *	(options/stackmap-defs is 0); clear by default
+ * @redefine: the main buffer lost its definitions where the depot could
+ *	not be reached; the next recording caller clears the marks
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  * @defs: definitions written, by the recording path and by "emit"
  * @defs_emitted: of them, those written by "emit"
  * @defs_lost: definitions the ring buffer refused
- * @defs_bytes: ring-buffer bytes of the definitions written
+ * @defs_bytes: bytes of the definitions written, as
+ *	ring_buffer_event_length() counts them
  *
  * @size and @epoch are protected by trace_stackmap_mutex; @depot is
  * written under it and read locklessly by the recording and print paths;
- * so is @no_defs; @expand and the counters are lockless.
+ * so is @no_defs; @expand, @redefine and the counters are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -58,11 +62,12 @@ struct trace_stackmap {
 	u32				epoch;
 	bool				expand;
 	bool				no_defs;
+	int				redefine;
 	atomic_long_t			drops_context;
 	atomic_long_t			defs;
 	atomic_long_t			defs_emitted;
 	atomic_long_t			defs_lost;
-	atomic_long_t			defs_bytes;
+	atomic64_t			defs_bytes;
 };
 
 extern struct trace_event trace_stack_id_event;
@@ -77,6 +82,7 @@ bool trace_stackmap_write_def(struct trace_array *tr,
 			      const unsigned long *calls,
 			      unsigned int nr_entries);
 void trace_stackmap_redefine(struct trace_array *tr);
+void trace_stackmap_buffer_reset(struct array_buffer *buf);
 void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer);
 void trace_stackmap_free(struct trace_array *tr);
@@ -116,6 +122,7 @@ static inline bool trace_stackmap_write_def(struct trace_array *tr,
 }
 
 static inline void trace_stackmap_redefine(struct trace_array *tr) { }
+static inline void trace_stackmap_buffer_reset(struct array_buffer *buf) { }
 
 static inline void trace_stackmap_init_tracefs(struct trace_array *tr,
 					       struct dentry *d_tracer) { }

@@ -299,8 +299,8 @@ static void stackmap_stat_defs(struct seq_file *m, struct trace_array *tr)
 		   atomic_long_read(&sm->defs_emitted));
 	seq_printf(m, "definitions_lost: %lu\n",
 		   atomic_long_read(&sm->defs_lost));
-	seq_printf(m, "definitions_bytes: %lu\n",
-		   atomic_long_read(&sm->defs_bytes));
+	seq_printf(m, "definitions_bytes: %lld\n",
+		   atomic64_read(&sm->defs_bytes));
 }
 
 /*

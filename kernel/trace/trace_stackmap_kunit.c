@@ -560,7 +560,7 @@ struct stackmap_kunit_defs {
 	unsigned int	undefined;	/* ids not after a definition of theirs */
 	unsigned int	bad;		/* definitions unlike the depot's stack */
 	unsigned int	full;		/* TRACE_STACK entries */
-	unsigned long	bytes;		/* ring-buffer bytes of the definitions */
+	u64		bytes;		/* ring-buffer bytes of the definitions */
 	unsigned int	nr_stacks;	/* distinct ids met */
 	u32		stack[STACKMAP_KUNIT_MAX_STACKS];
 	unsigned int	stack_defs[STACKMAP_KUNIT_MAX_STACKS];
@@ -728,7 +728,7 @@ static void stackmap_defs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), 2);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_lost), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_bytes), d->bytes);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sm->defs_bytes), d->bytes);
 }
 
 /*
@@ -768,6 +768,38 @@ static void stackmap_defs_redefine_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->tr->stackmap.defs),
 				i + 1);
 	}
+}
+
+/*
+ * A definition written into the max buffer (trace_array_printk_buf())
+ * leaves the main buffer without it: the stack's next use in the main
+ * buffer defines it there too.
+ */
+static void stackmap_defs_max_buffer_test(struct kunit *test)
+{
+#ifdef CONFIG_TRACER_MAX_TRACE
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_defs *d = stackmap_kunit_defs_setup(test, &ctx);
+	struct trace_buffer *buffer;
+	unsigned long ip;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		buffer = i ? ctx->tr->array_buffer.buffer :
+			     ctx->tr->max_buffer.buffer;
+		/* One call site: the same stack into both buffers. */
+		stackmap_kunit_print_def_a(test, NULL, buffer, &ip);
+	}
+	stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
+	KUNIT_EXPECT_EQ(test, d->ids, STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, d->undefined, 0);
+	stackmap_kunit_expect_defs(test, d, 1, 1);
+	/* Each print into the max buffer defined it there, then one here. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ctx->tr->stackmap.defs),
+			STACKMAP_KUNIT_PRINTS + 1);
+#else
+	kunit_skip(test, "no max buffer without CONFIG_TRACER_MAX_TRACE");
+#endif
 }
 
 /*
@@ -813,7 +845,7 @@ static void stackmap_emit_test(struct kunit *test)
 	stackmap_kunit_expect_defs(test, d, 2, 2);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), 4);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_bytes), d->bytes);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sm->defs_bytes), d->bytes);
 
 	tracer_tracing_off(ctx->tr);
 	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EBUSY);
@@ -834,6 +866,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_printk_max_buffer_test),
 	KUNIT_CASE(stackmap_defs_test),
 	KUNIT_CASE(stackmap_defs_redefine_test),
+	KUNIT_CASE(stackmap_defs_max_buffer_test),
 	KUNIT_CASE(stackmap_defs_off_test),
 	KUNIT_CASE(stackmap_emit_test),
 	{}
