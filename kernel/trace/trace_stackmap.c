@@ -396,26 +396,42 @@ void trace_stackmap_set_defs(struct trace_array *tr, bool on)
 	mutex_unlock(&trace_stackmap_mutex);
 }
 
+/* Ring-buffer bytes of a definition of @depth frames, at most. */
+static size_t stackmap_def_bytes(unsigned int depth)
+{
+	struct stack_def_entry *entry;
+
+	/* The payload, rounded to 4, and the event header: 4 or 8 bytes. */
+	return ALIGN(struct_size(entry, caller, depth), 4) + 8;
+}
+
 /**
  * trace_stackmap_emit() - write the definitions of every stack of a depot
  * @tr: the instance
  *
  * For a buffer whose older definitions were overwritten (the flight
  * recorder: overwrite mode, read out later), writes a definition of every
- * stack of the current generation into the main buffer of @tr, now.
+ * stack of the current generation into the main buffer of @tr, now, on
+ * the CPU the caller runs on. So that they do not overwrite the history
+ * they are meant to explain, they may take at most half of that CPU's
+ * buffer.
  *
  * Context: Process context; sleeps. Takes trace_stackmap_mutex.
- * Return: 0 (also without a depot: nothing to define), -EBUSY if tracing
- * is off in @tr, -ENOSPC if the buffer refused a definition (those before
- * it were written), -ENOMEM.
+ * Return: 0 (also without a depot: nothing to define); -EBUSY if tracing
+ * is off in @tr, or on the caller's CPU (tracing_cpumask), which then
+ * writes nothing; -EFBIG, writing nothing, if the definitions would take
+ * more than half of the CPU's buffer; -ENOSPC if the buffer refused one
+ * (those before it were written); -ENOMEM.
  */
 int trace_stackmap_emit(struct trace_array *tr)
 {
+	struct trace_buffer *buffer;
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
 	struct stackdepot_lf *depot;
 	unsigned long *entries;
-	int depth, ret = 0;
+	size_t bytes = 0;
+	int cpu, depth, ret = 0;
 
 	entries = kmalloc_array(TRACE_STACKMAP_MAX_DEPTH, sizeof(*entries),
 				GFP_KERNEL);
@@ -423,31 +439,44 @@ int trace_stackmap_emit(struct trace_array *tr)
 		return -ENOMEM;
 
 	mutex_lock(&trace_stackmap_mutex);
+	/* The definitions go to this CPU's buffer, however long they take. */
+	migrate_disable();
+	cpu = smp_processor_id();
 	depot = trace_stackmap_depot(tr);
-	if (!depot)
-		goto out;
-	if (!tracer_tracing_is_on(tr)) {
+	if (!tracer_tracing_is_on(tr) ||
+	    !cpumask_test_cpu(cpu, tr->tracing_cpumask)) {
 		ret = -EBUSY;
 		goto out;
 	}
+	if (!depot)
+		goto out;
 
-	/* Resets take trace_stackmap_mutex: the walk cannot go stale. */
+	/* Resets take trace_stackmap_mutex: the walks cannot go stale. */
+	stackdepot_lf_iter_start(&iter, depot);
+	while (stackdepot_lf_iter_next(&iter, entries, TRACE_STACKMAP_MAX_DEPTH,
+				       &info) > 0)
+		bytes += stackmap_def_bytes(info.depth);
+	/*
+	 * update_max_tr() may swap the main buffer meanwhile: each
+	 * definition goes into the one that is main when it is written.
+	 * Pairs with the plain stores of that swap, as in
+	 * trace_buffer_is_own(), trace.c.
+	 */
+	buffer = READ_ONCE(tr->array_buffer.buffer);
+	if (bytes > ring_buffer_size(buffer, cpu) / 2) {
+		ret = -EFBIG;
+		goto out;
+	}
+
 	stackdepot_lf_iter_start(&iter, depot);
 	while ((depth = stackdepot_lf_iter_next(&iter, entries,
 						TRACE_STACKMAP_MAX_DEPTH,
 						&info)) > 0) {
-		/*
-		 * update_max_tr() may swap the main buffer meanwhile: each
-		 * definition goes into the one that is main when it is
-		 * written. Pairs with the plain stores of that swap, as in
-		 * trace_buffer_is_own(), trace.c.
-		 */
-		if (!trace_stackmap_write_def(tr,
-					      READ_ONCE(tr->array_buffer.buffer),
-					      tracing_gen_ctx(),
-					      stackdepot_lf_id_to_u32(info.id),
-					      entries, depth)) {
-			ret = -ENOSPC;
+		if (!stackmap_write_def(tr, READ_ONCE(tr->array_buffer.buffer),
+					tracing_gen_ctx(),
+					stackdepot_lf_id_to_u32(info.id),
+					entries, depth)) {
+			ret = tracer_tracing_is_on(tr) ? -ENOSPC : -EBUSY;
 			break;
 		}
 		atomic_long_inc(&tr->stackmap.defs_emitted);
@@ -456,6 +485,7 @@ int trace_stackmap_emit(struct trace_array *tr)
 	if (depth < 0)
 		ret = depth;
 out:
+	migrate_enable();
 	mutex_unlock(&trace_stackmap_mutex);
 	kfree(entries);
 	return ret;

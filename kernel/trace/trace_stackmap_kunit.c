@@ -855,6 +855,52 @@ static void stackmap_emit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
 }
 
+/*
+ * "emit" writes nothing, and says so, when the definitions would take
+ * more than half of the smallest buffer: in overwrite mode they would
+ * wipe out the history they are meant to explain.
+ */
+static void stackmap_emit_too_big_test(struct kunit *test)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_buffer *buffer;
+	struct trace_stackmap *sm;
+	size_t bytes = 0, half = SIZE_MAX;
+	long emitted, defs;
+	int cpu, depth;
+
+	stackmap_kunit_defs_setup(test, &ctx);
+	buffer = ctx->tr->array_buffer.buffer;
+	sm = &ctx->tr->stackmap;
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer, PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
+	/* Stacks of 1 to 48 frames more: as many distinct stacks. */
+	for (depth = 1; depth <= 48; depth++)
+		KUNIT_EXPECT_GT(test, stackmap_kunit_nest(ctx->tr, NULL, 9,
+							  depth), 0);
+
+	/* Their definitions outgrow half of every CPU's buffer. */
+	mutex_lock(&trace_stackmap_mutex);
+	stackdepot_lf_iter_start(&iter, trace_stackmap_depot(ctx->tr));
+	while (stackdepot_lf_iter_next(&iter, ctx->entries,
+				       TRACE_STACKMAP_MAX_DEPTH, &info) > 0)
+		bytes += struct_size_t(struct stack_def_entry, caller,
+				       info.depth);
+	mutex_unlock(&trace_stackmap_mutex);
+	for_each_online_cpu(cpu)
+		half = min_t(size_t, half, ring_buffer_size(buffer, cpu) / 2);
+	KUNIT_ASSERT_GT(test, bytes, half);
+
+	emitted = atomic_long_read(&sm->defs_emitted);
+	defs = atomic_long_read(&sm->defs);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EFBIG);
+	/* Not one written: the counters count every one that is. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), emitted);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), defs);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -869,6 +915,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_defs_max_buffer_test),
 	KUNIT_CASE(stackmap_defs_off_test),
 	KUNIT_CASE(stackmap_emit_test),
+	KUNIT_CASE(stackmap_emit_too_big_test),
 	{}
 };
 
