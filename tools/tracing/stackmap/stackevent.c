@@ -22,7 +22,8 @@ int stackevent_read_id(struct tep_event *event, struct tep_record *record,
 {
 	struct tep_format_field *f = u32_field(event, "id");
 
-	if (!f || record->size < 0 || f->offset + 4 > record->size)
+	/* In 64 bits: a format may put the field up to INT_MAX. */
+	if (!f || record->size < 0 || (int64_t)f->offset + 4 > record->size)
 		return -1;
 	*id = tep_read_number(event->tep, (char *)record->data + f->offset, 4);
 	return 0;

@@ -309,6 +309,18 @@ def tests_trace_cmd(r, env, kallsyms):
            t.expected(plugin=True), 'stdout')
     r.check('trace_cmd_report_defs_format_offsets', offsets)
 
+    def id_offset_overflow():
+        # The id where offset + 4 is past INT_MAX, by the format: the
+        # plugin reads nothing there (the print format it replaces would).
+        for off in range(0x7ffffffc, 0x80000000):
+            t = Trace(kallsyms, id_offset=off)
+            t.stack_def(1, X1, [A0])
+            t.stack_id(2, X1, '<stack_id> [malformed]')
+            eq(report(t.write(os.path.join(r.tmp, 'idoff.dat'))),
+               t.expected(plugin=True), 'stdout, id at %#x' % off)
+    r.check('trace_cmd_report_defs_id_offset_past_int_max',
+            id_offset_overflow)
+
     def id_first():
         # CPU 1 stamps its entry of X1 before CPU 0 writes X1's
         # definition: the plugin reads by time and cannot resolve it.
@@ -422,6 +434,18 @@ def tests_report(r, env, kallsyms):
            % os.path.join(r.tmp, 'bad.dat') + counts(1, 0, 1, 1, 4),
            'stderr')
     r.check('report_defs_malformed', malformed)
+
+    def id_offset_overflow():
+        # A format that puts the id of kernel_stack_id where offset + 4
+        # is past INT_MAX: no id is read, and nothing out of the record.
+        for off in range(0x7ffffffc, 0x80000000):
+            t = Trace(kallsyms, id_offset=off)
+            t.stack_def(1, X1, [A0])
+            t.stack_id(2, X1, '<stack_id> [malformed]')
+            out, err = report([t.write(os.path.join(r.tmp, 'idoff.dat'))])
+            eq(out, t.expected(), 'stdout, id at %#x' % off)
+            eq(err, counts(0, 0, 1, 1, 0), 'stderr, id at %#x' % off)
+    r.check('report_id_offset_past_int_max', id_offset_overflow)
 
     def with_map():
         path = r.write('rdefs.map', g.stream(

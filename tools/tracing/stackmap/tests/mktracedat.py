@@ -48,10 +48,16 @@ COMMON = b"""\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
 \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
 """
-STACK_ID_FORMAT = (b"name: kernel_stack_id\nID: %d\nformat:\n" % STACK_ID_TYPE +
-                   COMMON +
-                   b"\n\tfield:u32 id;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-                   b"print fmt: \"<stack_id 0x%08x>\", REC->id\n")
+
+
+def stack_id_format(id_offset=8):
+    return (b"name: kernel_stack_id\nID: %d\nformat:\n" % STACK_ID_TYPE +
+            COMMON +
+            b"\n\tfield:u32 id;\toffset:%d;\tsize:4;\tsigned:0;\n\n"
+            % id_offset +
+            b"print fmt: \"<stack_id 0x%08x>\", REC->id\n")
+
+
 # The fields of kernel_stack_def, as (name, offset) in the order of the
 # format; DEF_FIELDS is the kernel's.
 DEF_FIELDS = (('id', 8), ('depth', 12), ('caller', 16))
@@ -97,12 +103,14 @@ class TraceDat:
     kernel_stack_def); header_long_size: the byte of the file header,
     which trace-cmd fills with its own sizeof(long) (so 4 for a 32-bit
     trace-cmd on a 64-bit kernel). bo: '<' or '>'. buffers: the names of
-    the instance buffers, besides the top one ('').
+    the instance buffers, besides the top one (''). id_offset: where
+    the format of kernel_stack_id says its id is (the records hold it at
+    offset 8 all the same), for formats that lie.
     """
 
     def __init__(self, kallsyms, cpus=1, long_size=8, bo='<',
                  header_long_size=None, buffers=(), def_fields=DEF_FIELDS,
-                 comms=((1234, 'bash'),)):
+                 comms=((1234, 'bash'),), id_offset=8):
         self.kallsyms = kallsyms
         self.cpus = cpus
         self.long_size = long_size
@@ -111,6 +119,7 @@ class TraceDat:
         self.header_long_size = header_long_size or long_size
         self.def_fields = def_fields
         self.comms = comms
+        self.id_offset = id_offset
         self.buffers = {name: [[] for _ in range(cpus)]
                         for name in ('',) + tuple(buffers)}
         self.missed = set()
@@ -200,7 +209,7 @@ class TraceDat:
 
     def write(self, path):
         bo, n = self.bo, self.cpus
-        ftrace = [STACK_ID_FORMAT]
+        ftrace = [stack_id_format(self.id_offset)]
         if self.def_fields:
             ftrace.append(def_format(self.def_fields))
         hp = header_page(self.long_size)
