@@ -81,11 +81,16 @@ static int learn_record(struct tracecmd_input *handle,
 	if (!is_event(event, STACKEVENT_DEF))
 		return 0;
 	if (stackevent_read_def(event, record, &def, &err)) {
-		/* The first tells what is wrong; the count, how often. */
+		/*
+		 * The first tells what is wrong; the count, how often. Each
+		 * buffer has its CPU 0, so an instance is named.
+		 */
 		if (!r->nr_malformed++)
 			fprintf(stderr,
-				"stackmap: %s: malformed kernel_stack_def (CPU %d, time %llu.%09llu): %s\n",
-				r->path, record->cpu, record->ts / 1000000000,
+				"stackmap: %s: malformed kernel_stack_def (%s%s%sCPU %d, time %llu.%09llu): %s\n",
+				r->path, *b->name ? "instance " : "", b->name,
+				*b->name ? ", " : "", record->cpu,
+				record->ts / 1000000000,
 				record->ts % 1000000000, err.msg);
 		return 0;
 	}

@@ -435,6 +435,19 @@ def tests_report(r, env, kallsyms):
            'stderr')
     r.check('report_defs_malformed', malformed)
 
+    def malformed_instance():
+        # Each buffer has its CPU 0: the instance is named too.
+        t = Trace(kallsyms, buffers=('foo',))
+        t.stack_def(1, X1, [A0])
+        t.stack_def(2, X1, [A1], buf='foo', depth=0)
+        dat = t.write(os.path.join(r.tmp, 'badinst.dat'))
+        out, err = report([dat])
+        eq(out, t.expected(), 'stdout')
+        eq(err, 'stackmap: %s: malformed kernel_stack_def (instance foo, '
+           'CPU 0, time 12345.000002000): offset 12: depth 0: not 1..128\n'
+           % dat + counts(0, 0, 0, 1, 1), 'stderr')
+    r.check('report_defs_malformed_in_instance', malformed_instance)
+
     def id_offset_overflow():
         # A format that puts the id of kernel_stack_id where offset + 4
         # is past INT_MAX: no id is read, and nothing out of the record.
