@@ -61,6 +61,22 @@ struct report {
 	unsigned long nr_defs, nr_malformed;
 };
 
+/*
+ * libtracecmd sets this flag of a handle whose trace clock counts
+ * nanoseconds (local, global, mono, ...), and trace-cmd report prints
+ * the times of those in seconds, those of the others (counter, boot,
+ * x86-tsc, ...) as they are. libtracecmd 3.1.6 exports
+ * tracecmd_get_flags() but declares it, and the flag, only in a header
+ * it does not install.
+ */
+#define REPORT_FL_IN_USECS	(1 << 2)
+unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+
+static bool in_seconds(struct tracecmd_input *handle)
+{
+	return tracecmd_get_flags(handle) & REPORT_FL_IN_USECS;
+}
+
 static bool is_event(struct tep_event *event, const char *name)
 {
 	return event && !strcmp(event->system, STACKEVENT_SYSTEM) &&
@@ -77,6 +93,7 @@ static int learn_record(struct tracecmd_input *handle,
 	struct report *r = data;
 	struct smap_error err;
 	struct smap_def def;
+	char when[32];
 
 	if (!is_event(event, STACKEVENT_DEF))
 		return 0;
@@ -85,13 +102,18 @@ static int learn_record(struct tracecmd_input *handle,
 		 * The first tells what is wrong; the count, how often. Each
 		 * buffer has its CPU 0, so an instance is named.
 		 */
-		if (!r->nr_malformed++)
-			fprintf(stderr,
-				"stackmap: %s: malformed kernel_stack_def (%s%s%sCPU %d, time %llu.%09llu): %s\n",
-				r->path, *b->name ? "instance " : "", b->name,
-				*b->name ? ", " : "", record->cpu,
-				record->ts / 1000000000,
-				record->ts % 1000000000, err.msg);
+		if (r->nr_malformed++)
+			return 0;
+		if (in_seconds(handle))
+			snprintf(when, sizeof(when), "%llu.%09llu",
+				 record->ts / 1000000000,
+				 record->ts % 1000000000);
+		else
+			snprintf(when, sizeof(when), "%llu", record->ts);
+		fprintf(stderr,
+			"stackmap: %s: malformed kernel_stack_def (%s%s%sCPU %d, time %s): %s\n",
+			r->path, *b->name ? "instance " : "", b->name,
+			*b->name ? ", " : "", record->cpu, when, err.msg);
 		return 0;
 	}
 	r->nr_defs++;
@@ -163,7 +185,9 @@ static int print_record(struct tracecmd_input *handle,
 		trace_seq_printf(&s, "CPU:%d [EVENTS DROPPED]\n", record->cpu);
 	tep_print_event(tep, &s, record, "%16s-%-5d [%03d]", TEP_PRINT_COMM,
 			TEP_PRINT_PID, TEP_PRINT_CPU);
-	tep_print_event(tep, &s, record, " %6.1000d:", TEP_PRINT_TIME);
+	tep_print_event(tep, &s, record,
+			in_seconds(handle) ? " %6.1000d:" : "%12d:",
+			TEP_PRINT_TIME);
 	/* The event names padded to 20 columns. */
 	trace_seq_printf(&s, " %s: %*s", name, len < 20 ? 20 - len : 0, "");
 	if (is_event(event, STACKEVENT_ID))

@@ -38,6 +38,9 @@ f8002000 t modend\t[mymod]
 TO32 = {A0: B0, A1: B1, A2: B2, A3: B3, TR: TR}
 CALL_SITE = {8: A3, 4: B3}
 
+# The trace clocks of nanoseconds besides mono*, by libtracecmd 3.1.6.
+NS_CLOCKS = ('local', 'global', 'uptime', 'perf', 'tai', 'x86-tsc-nsec')
+
 # Ids of two generations of a depot of 2^14 slots (the kernel's default).
 GEN = 0x2a5a5
 
@@ -76,6 +79,10 @@ class Trace:
         self.t = m.TraceDat(kallsyms, cpus=cpus, long_size=long_size,
                             bo=bo, buffers=buffers, **kw)
         self.long_size = long_size
+        # trace-cmd report prints times as seconds only for the clocks
+        # that libtracecmd knows to count nanoseconds, else as they are.
+        clock = kw.get('clock') or 'local'
+        self.seconds = clock in NS_CLOCKS or clock.startswith('mono')
         self.order = {name: i for i, name in enumerate(('',) + buffers)}
         self.width = max([len(b) for b in buffers] or [0])
         self.events = []
@@ -135,9 +142,13 @@ class Trace:
                         ' ' * (self.width + 2))
             if (buf, cpu, nth) in self.lost:
                 line += 'CPU:%d [EVENTS DROPPED]\n' % cpu
-            line += '%16s-%-5d [%03d] %d.%06d: %s: %s%s' % (
-                'bash', 1234, cpu, m.TS0 // 10**9 + us // 10**6,
-                us % 10**6, name, ' ' * (20 - len(name)),
+            if self.seconds:
+                time = ' %d.%06d' % (m.TS0 // 10**9 + us // 10**6,
+                                     us % 10**6)
+            else:
+                time = '%12d' % (m.TS0 + us * 1000)
+            line += '%16s-%-5d [%03d]%s: %s: %s%s' % (
+                'bash', 1234, cpu, time, name, ' ' * (20 - len(name)),
                 pinfo if plugin else info)
             out.append(line)
         return '\n'.join(out) + '\n'
@@ -447,6 +458,30 @@ def tests_report(r, env, kallsyms):
            'CPU 0, time 12345.000002000): offset 12: depth 0: not 1..128\n'
            % dat + counts(0, 0, 0, 1, 1), 'stderr')
     r.check('report_defs_malformed_in_instance', malformed_instance)
+
+    def clocks():
+        # Times as trace-cmd report prints them: seconds for a clock of
+        # nanoseconds, else the timestamp as it is; in the message of a
+        # malformed definition too.
+        for clock, when in (('global', '12345.000003000'),
+                            ('mono_raw', '12345.000003000'),
+                            ('counter', '12345000003000'),
+                            ('boot', '12345000003000'),
+                            ('x86-tsc', '12345000003000')):
+            t = Trace(kallsyms, cpus=2, clock=clock)
+            t.stack_def(1, X1, [A0, A1])
+            t.stack_id(2, X1, [A0, A1], cpu=1)
+            t.stack_def(3, X2, [A1], depth=0)
+            dat = t.write(os.path.join(r.tmp, 'clock.dat'))
+            out, err = report([dat])
+            eq(out, t.expected(), 'stdout, ' + clock)
+            eq(err, 'stackmap: %s: malformed kernel_stack_def (CPU 0, time '
+               '%s): offset 12: depth 0: not 1..128\n' % (dat, when) +
+               counts(1, 0, 0, 1, 1), 'stderr, ' + clock)
+            p = subprocess.run(['trace-cmd', 'report', '-i', dat],
+                               capture_output=True, env=env)
+            eq(out, p.stdout.decode(), 'vs trace-cmd report, ' + clock)
+    r.check('report_trace_clocks', clocks)
 
     def id_offset_overflow():
         # A format that puts the id of kernel_stack_id where offset + 4

@@ -26,6 +26,9 @@ STACK_ID_TYPE = 39
 STACK_DEF_TYPE = 40
 KFREE_TYPE = 400
 TS0 = 12345000000000
+# The kernel's trace clocks, as its trace_clock file lists them.
+CLOCKS = ('local', 'global', 'counter', 'uptime', 'perf', 'mono',
+          'mono_raw', 'boot', 'tai', 'x86-tsc')
 # Ring-buffer event header: 5 bits type_len, 27 bits time delta.
 TYPE_TIME_EXTEND = 30
 MAX_SMALL_DATA = 28 * 4
@@ -105,12 +108,14 @@ class TraceDat:
     trace-cmd on a 64-bit kernel). bo: '<' or '>'. buffers: the names of
     the instance buffers, besides the top one (''). id_offset: where
     the format of kernel_stack_id says its id is (the records hold it at
-    offset 8 all the same), for formats that lie.
+    offset 8 all the same), for formats that lie. clock: the trace
+    clock, in a TRACECLOCK option as trace-cmd record writes it; None:
+    no option (local).
     """
 
     def __init__(self, kallsyms, cpus=1, long_size=8, bo='<',
                  header_long_size=None, buffers=(), def_fields=DEF_FIELDS,
-                 comms=((1234, 'bash'),), id_offset=8):
+                 comms=((1234, 'bash'),), id_offset=8, clock=None):
         self.kallsyms = kallsyms
         self.cpus = cpus
         self.long_size = long_size
@@ -120,6 +125,7 @@ class TraceDat:
         self.def_fields = def_fields
         self.comms = comms
         self.id_offset = id_offset
+        self.clock = clock
         self.buffers = {name: [[] for _ in range(cpus)]
                         for name in ('',) + tuple(buffers)}
         self.missed = set()
@@ -234,6 +240,11 @@ class TraceDat:
 
         def options(offsets):
             out = b''
+            if self.clock:
+                # The trace_clock file: the clock in use in brackets.
+                data = b' '.join(b'[%s]' % c.encode() if c == self.clock
+                                 else c.encode() for c in CLOCKS) + b'\n\0'
+                out += struct.pack(bo + 'HI', 4, len(data)) + data
             for name, off in zip(names, offsets):
                 data = struct.pack(bo + 'Q', off) + name.encode() + b'\0'
                 out += struct.pack(bo + 'HI', 3, len(data)) + data
