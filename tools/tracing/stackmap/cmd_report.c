@@ -69,7 +69,7 @@ struct report {
  * tracecmd_get_flags() but declares it, and the flag, only in a header
  * it does not install.
  */
-#define REPORT_FL_IN_USECS	(1 << 2)
+#define REPORT_FL_IN_USECS	0x4UL	/* its TRACECMD_FL_IN_USECS, bit 2 */
 unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
 
 static bool in_seconds(struct tracecmd_input *handle)
