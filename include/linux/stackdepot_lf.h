@@ -370,9 +370,11 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot);
  * mark of a record is told it set it, as after the record's store. A
  * reset clears the marks too. Calls running meanwhile may find their mark
  * cleared after they set it; the record's next caller is then told true
- * again. The marks are clear before the caller's later stores (the
- * clearing is fully ordered), but a call that loaded a mark before it was
- * cleared is told false: the record's next caller is told true.
+ * again. The clearing is fully ordered: a call that sets a mark the
+ * clearing leaves set (it set it after the clearing read its word) sees
+ * the caller's stores made before the clearing, and the marks are clear
+ * before the caller's later accesses. A call that loaded a mark before it
+ * was cleared is told false: the record's next caller is told true.
  *
  * Context: Any context; takes time in proportion to the table size (a
  * bit per slot, 4 KiB for 32768 slots).

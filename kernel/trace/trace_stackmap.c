@@ -326,10 +326,11 @@ bool trace_stackmap_write_def(struct trace_array *tr,
 		return false;
 	}
 	/*
-	 * After the mark's test_and_set_bit(), a full barrier: if the mark
-	 * survived the clearing of a swap (__update_max_tr()), this load
-	 * sees the swap. Pairs with the plain stores of the swap, as in
-	 * trace_buffer_is_own(), trace.c.
+	 * If the mark survived the clearing of a swap (__update_max_tr()),
+	 * this load sees the swap: the mark's test_and_set_bit() and the
+	 * clearing are each fully ordered (the stores of the swap, then
+	 * smp_mb() in stackdepot_lf_clear_marks()), so one of the two sees
+	 * the other.
 	 */
 	if (buffer != READ_ONCE(tr->array_buffer.buffer))
 		stackmap_undefine(tr, id);

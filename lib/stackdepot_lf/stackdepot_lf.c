@@ -104,7 +104,11 @@
  *   then sets it again: a clearing may elect two callers, never none. A
  *   caller that reads a word just before a clearing and tests a bit of it
  *   is told "not first" as before the clearing: the next caller is told
- *   "first". stackdepot_lf_unmark() clears one bit with clear_bit(), after
+ *   "first". It skips the words it finds clear, so smp_mb() before and
+ *   after it makes it fully ordered: pairing with the full barrier of
+ *   test_and_set_bit(), a caller that sets a mark the clearing left set
+ *   sees what the clearer stored before it (ftrace's swap of buffers).
+ *   stackdepot_lf_unmark() clears one bit with clear_bit(), after
  *   checking in a read section that the id is of the current generation,
  *   whose reset would clear the bit anyway.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
@@ -574,8 +578,8 @@ static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
  * bringing back the other bits of the word): either comes first, and a
  * mark cleared after it was set is set again by the next caller. Words
  * with no mark are only read, so that clearing a depot whose stacks are
- * few does not dirty the lines every hit reads. xchg() is fully ordered:
- * the marks are clear before the caller's later stores.
+ * few does not dirty the lines every hit reads; so the loop orders
+ * nothing by itself (stackdepot_lf_clear_marks() adds the barriers).
  */
 static void sdlf_clear_marks(struct stackdepot_lf *depot)
 {
@@ -851,8 +855,19 @@ EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
 
 void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 {
-	if (depot)
-		sdlf_clear_marks(depot);
+	if (!depot)
+		return;
+	/*
+	 * The words found clear are not written: without this barrier the
+	 * caller's earlier stores could pass the loads of the marks, and
+	 * a get_id setting a mark meanwhile could miss both the clearing
+	 * and those stores. Pairs with the full barrier of get_id's
+	 * test_and_set_bit().
+	 */
+	smp_mb();
+	sdlf_clear_marks(depot);
+	/* As above: the marks are clear before the caller's later accesses. */
+	smp_mb();
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_clear_marks);
 

@@ -71,6 +71,8 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 /* Orders loads before later loads, as the kernel's does; as above. */
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+/* A full barrier, as the kernel's. */
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
 /* Returns the value found, like the kernel's; a failure orders nothing. */
 #define cmpxchg_release(p, old, new) ({					\
