@@ -234,6 +234,15 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 	 */
 	no_defs = smp_load_acquire(&sm->no_defs);
 	/*
+	 * A redefinition asked for where the depot could not be reached: a
+	 * caller that can reach it clears the marks before it takes its own
+	 * id, so that its stack is defined too. Pairs with WRITE_ONCE() in
+	 * trace_stackmap_redefine().
+	 */
+	if (unlikely(READ_ONCE(sm->redefine)) &&
+	    stackdepot_lf_caller_visible() && xchg(&sm->redefine, 0))
+		trace_stackmap_redefine(tr);
+	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
 	 * that a grace period waits for us before it loads the pointer.
 	 */
@@ -243,14 +252,6 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 		atomic_long_inc(&sm->drops_context);
 	if (ret)
 		return ret;
-
-	/*
-	 * A redefinition asked for where the depot could not be reached:
-	 * we can, our id was just taken. Pairs with WRITE_ONCE() in
-	 * trace_stackmap_redefine().
-	 */
-	if (unlikely(READ_ONCE(sm->redefine)) && xchg(&sm->redefine, 0))
-		trace_stackmap_redefine(tr);
 
 	*id = stackdepot_lf_id_to_u32(sid);
 	return 0;
@@ -345,7 +346,8 @@ bool trace_stackmap_write_def(struct trace_array *tr,
  * sub-buffers, or swapped with its max buffer: the next use of each stack
  * in @tr writes its definition again. Where the depot cannot be reached
  * (RCU would not wait for the caller), the next caller of
- * trace_stackmap_get_id() that gets an id does it.
+ * trace_stackmap_get_id() that can reach it does it, before it takes its
+ * own id.
  *
  * Context: Any context.
  */

@@ -733,7 +733,10 @@ static void stackmap_defs_test(struct kunit *test)
 
 /*
  * A buffer that lost its definitions, cleared or swapped with the
- * snapshot buffer, gets them again at each stack's next use.
+ * snapshot buffer, gets them again at each stack's next use; so does one
+ * that lost them where the depot could not be reached (a swap on a CPU
+ * going offline), which leaves the clearing of the marks to the next
+ * caller: that caller defines its own stack too.
  */
 static void stackmap_defs_redefine_test(struct kunit *test)
 {
@@ -742,7 +745,7 @@ static void stackmap_defs_redefine_test(struct kunit *test)
 	unsigned long ip;
 	int i, ret;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		switch (i) {
 		case 1:
 			/* What open(trace, O_TRUNC) does: trace-cmd record. */
@@ -757,6 +760,14 @@ static void stackmap_defs_redefine_test(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, ret, 0);
 			/* The main buffer, definitions and all, goes. */
 			tracing_snapshot_instance(ctx->tr);
+			break;
+		case 3:
+			/*
+			 * What trace_stackmap_redefine() leaves when RCU
+			 * would not wait for its caller.
+			 */
+			ring_buffer_reset(ctx->tr->array_buffer.buffer);
+			WRITE_ONCE(ctx->tr->stackmap.redefine, 1);
 			break;
 		}
 		/* The same stack each time: one call site. */
