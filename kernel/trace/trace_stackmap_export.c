@@ -646,6 +646,28 @@ static const struct file_operations stackmap_size_fops = {
 	.llseek		= default_llseek,
 };
 
+/*
+ * Parse the 0 or 1 written to an option file. Garbage and overlong writes
+ * alike are -EINVAL: unlike kstrtoul_from_user(), no prefix of a longer
+ * write is taken for the value.
+ */
+static int stackmap_option_from_user(const char __user *ubuf, size_t cnt,
+				     bool *on)
+{
+	unsigned int val;
+	char buf[8];
+
+	if (!cnt || cnt >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	if (kstrtouint(buf, 10, &val) || val > 1)
+		return -EINVAL;
+	*on = val;
+	return 0;
+}
+
 /* options/stackmap-expand: no trace_flags bit is left for it. */
 
 static ssize_t stackmap_expand_read(struct file *file, char __user *ubuf,
@@ -662,13 +684,15 @@ static ssize_t stackmap_expand_write(struct file *file,
 				     loff_t *ppos)
 {
 	struct trace_array *tr = file->private_data;
-	unsigned long val;
+	bool on;
+	int ret;
 
-	if (kstrtoul_from_user(ubuf, cnt, 10, &val) || val > 1)
-		return -EINVAL;
+	ret = stackmap_option_from_user(ubuf, cnt, &on);
+	if (ret)
+		return ret;
 
 	/* Pairs with READ_ONCE() in trace_stack_id_print(), trace_stackmap.c. */
-	WRITE_ONCE(tr->stackmap.expand, val);
+	WRITE_ONCE(tr->stackmap.expand, on);
 	*ppos += cnt;
 	return cnt;
 }
@@ -696,12 +720,14 @@ static ssize_t stackmap_defs_write(struct file *file, const char __user *ubuf,
 				   size_t cnt, loff_t *ppos)
 {
 	struct trace_array *tr = file->private_data;
-	unsigned long val;
+	bool on;
+	int ret;
 
-	if (kstrtoul_from_user(ubuf, cnt, 10, &val) || val > 1)
-		return -EINVAL;
+	ret = stackmap_option_from_user(ubuf, cnt, &on);
+	if (ret)
+		return ret;
 
-	trace_stackmap_set_defs(tr, val);
+	trace_stackmap_set_defs(tr, on);
 	*ppos += cnt;
 	return cnt;
 }

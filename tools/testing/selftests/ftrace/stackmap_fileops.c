@@ -47,6 +47,7 @@ static const struct sm_file files[] = {
 	{ "stack_map_bin",		false, false, "0\n" },
 	{ "stack_map_size",		true,  true,  "garbage\n", NULL, true },
 	{ "options/stackmap-expand",	true,  true,  "2\n" },
+	{ "options/stackmap-defs",	true,  true,  "2\n" },
 };
 
 static const int accmodes[] = { O_RDONLY, O_WRONLY, O_RDWR };
