@@ -408,6 +408,17 @@ static size_t stackmap_def_bytes(unsigned int depth)
 	return ALIGN(struct_size(entry, caller, depth), 4) + 8;
 }
 
+/*
+ * Is @buffer, the main buffer of @tr, recording? Not while the user turned
+ * tracing off, nor while tracing_stop_tr() or a reset holds its recording
+ * off.
+ */
+static bool stackmap_recording(struct trace_array *tr,
+			       struct trace_buffer *buffer)
+{
+	return tracer_tracing_is_on(tr) && ring_buffer_record_is_on(buffer);
+}
+
 /**
  * trace_stackmap_emit() - write the definitions of every stack of a depot
  * @tr: the instance
@@ -416,15 +427,17 @@ static size_t stackmap_def_bytes(unsigned int depth)
  * recorder: overwrite mode, read out later), writes a definition of every
  * stack of the current generation into the main buffer of @tr, now, on
  * the CPU the caller runs on. So that they do not overwrite the history
- * they are meant to explain, they may take at most half of that CPU's
- * buffer.
+ * they are meant to explain, their entries may take at most half of that
+ * CPU's buffer.
  *
  * Context: Process context; sleeps. Takes trace_stackmap_mutex.
- * Return: 0 (also without a depot: nothing to define); -EBUSY if tracing
- * is off in @tr, or on the caller's CPU (tracing_cpumask), which then
- * writes nothing; -EFBIG, writing nothing, if the definitions would take
- * more than half of the CPU's buffer; -ENOSPC if the buffer refused one
- * (those before it were written); -ENOMEM.
+ * Return: 0 (also without a depot: nothing to define); -EBUSY if @tr is
+ * not recording (tracing off, or held off by a resize or a reset), or not
+ * on the caller's CPU (tracing_cpumask), which then writes nothing;
+ * -EFBIG, writing nothing, if the definitions would take more than half of
+ * the CPU's buffer, or partway if stacks stored during the emit made them
+ * outgrow it; -ENOSPC if the buffer refused one (those before it were
+ * written); -ENOMEM.
  */
 int trace_stackmap_emit(struct trace_array *tr)
 {
@@ -433,7 +446,7 @@ int trace_stackmap_emit(struct trace_array *tr)
 	struct stackdepot_lf_iter iter;
 	struct stackdepot_lf *depot;
 	unsigned long *entries;
-	size_t bytes = 0;
+	size_t bytes = 0, budget;
 	int cpu, depth, ret = 0;
 
 	entries = kmalloc_array(TRACE_STACKMAP_MAX_DEPTH, sizeof(*entries),
@@ -446,7 +459,14 @@ int trace_stackmap_emit(struct trace_array *tr)
 	migrate_disable();
 	cpu = smp_processor_id();
 	depot = trace_stackmap_depot(tr);
-	if (!tracer_tracing_is_on(tr) ||
+	/*
+	 * update_max_tr() may swap the main buffer meanwhile: each
+	 * definition goes into the one that is main when it is written.
+	 * Pairs with the plain stores of that swap, as in
+	 * trace_buffer_is_own(), trace.c.
+	 */
+	buffer = READ_ONCE(tr->array_buffer.buffer);
+	if (!stackmap_recording(tr, buffer) ||
 	    !cpumask_test_cpu(cpu, tr->tracing_cpumask)) {
 		ret = -EBUSY;
 		goto out;
@@ -459,27 +479,28 @@ int trace_stackmap_emit(struct trace_array *tr)
 	while (stackdepot_lf_iter_next(&iter, entries, TRACE_STACKMAP_MAX_DEPTH,
 				       &info) > 0)
 		bytes += stackmap_def_bytes(info.depth);
-	/*
-	 * update_max_tr() may swap the main buffer meanwhile: each
-	 * definition goes into the one that is main when it is written.
-	 * Pairs with the plain stores of that swap, as in
-	 * trace_buffer_is_own(), trace.c.
-	 */
-	buffer = READ_ONCE(tr->array_buffer.buffer);
-	if (bytes > ring_buffer_size(buffer, cpu) / 2) {
+	budget = ring_buffer_size(buffer, cpu) / 2;
+	if (bytes > budget) {
 		ret = -EFBIG;
 		goto out;
 	}
 
+	/* get_id may store more stacks meanwhile: the budget still holds. */
+	bytes = 0;
 	stackdepot_lf_iter_start(&iter, depot);
 	while ((depth = stackdepot_lf_iter_next(&iter, entries,
 						TRACE_STACKMAP_MAX_DEPTH,
 						&info)) > 0) {
-		if (!stackmap_write_def(tr, READ_ONCE(tr->array_buffer.buffer),
-					tracing_gen_ctx(),
+		bytes += stackmap_def_bytes(depth);
+		if (bytes > budget) {
+			ret = -EFBIG;
+			break;
+		}
+		buffer = READ_ONCE(tr->array_buffer.buffer);
+		if (!stackmap_write_def(tr, buffer, tracing_gen_ctx(),
 					stackdepot_lf_id_to_u32(info.id),
 					entries, depth)) {
-			ret = tracer_tracing_is_on(tr) ? -ENOSPC : -EBUSY;
+			ret = stackmap_recording(tr, buffer) ? -ENOSPC : -EBUSY;
 			break;
 		}
 		atomic_long_inc(&tr->stackmap.defs_emitted);

@@ -838,7 +838,7 @@ static void stackmap_defs_off_test(struct kunit *test)
 
 /*
  * "emit" defines every stack of the depot once more, now; with tracing
- * off it writes nothing and says so.
+ * off, or the buffer's recording disabled, it writes nothing and says so.
  */
 static void stackmap_emit_test(struct kunit *test)
 {
@@ -861,6 +861,10 @@ static void stackmap_emit_test(struct kunit *test)
 	tracer_tracing_off(ctx->tr);
 	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EBUSY);
 	tracer_tracing_on(ctx->tr);
+	/* As tracing_stop_tr() leaves it while a resize runs. */
+	ring_buffer_record_disable(ctx->tr->array_buffer.buffer);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EBUSY);
+	ring_buffer_record_enable(ctx->tr->array_buffer.buffer);
 	stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
 	KUNIT_EXPECT_EQ(test, d->defs, 4);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
