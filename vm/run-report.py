@@ -142,10 +142,14 @@ def written_bytes(d):
 def definition_cost(sess):
     """Ring-buffer bytes of the stack definitions a session wrote, from
     stack_map_stat (their payload bytes) and the depths in stack_map (the
-    event header of each: 4 bytes, 8 above 112 bytes of payload), against
-    all it wrote. None without definitions."""
+    event header of each: 4 bytes, 8 above 112 bytes of payload), plus
+    the 8-byte absolute time stamp the ring buffer puts before each one
+    the tracing path writes (it follows the discard of the id's
+    reservation; emitted ones do not), against all it wrote. None without
+    definitions."""
     smstat = read_kv(os.path.join(sess["dir"], "stack_map_stat"))
     defs = int(smstat.get("definitions", 0))
+    emitted = int(smstat.get("definitions_emitted", 0))
     payload = int(smstat.get("definitions_bytes", 0))
     if not defs:
         return None
@@ -161,7 +165,7 @@ def definition_cost(sess):
     headers = sum(rb_bytes(p) - p for p in sizes)
     if len(sizes) != defs and sizes:
         headers = headers * defs / len(sizes)
-    rb = payload + headers
+    rb = payload + headers + 8 * (defs - emitted)
     written = written_bytes(sess["dir"])
     return {"definitions": defs, "payload_bytes": payload,
             "ring_buffer_bytes": rb, "written_bytes": written,
