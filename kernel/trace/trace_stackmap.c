@@ -236,8 +236,10 @@ int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
 	/*
 	 * A redefinition asked for where the depot could not be reached: a
 	 * caller that can reach it clears the marks before it takes its own
-	 * id, so that its stack is defined too. Pairs with WRITE_ONCE() in
-	 * trace_stackmap_redefine().
+	 * id, so that its stack is defined too. The xchg() is fully ordered
+	 * and pairs with smp_store_release() in trace_stackmap_redefine():
+	 * having taken the request, we see the swap or reset made before it,
+	 * as trace_stackmap_write_def() needs.
 	 */
 	if (unlikely(READ_ONCE(sm->redefine)) &&
 	    stackdepot_lf_caller_visible() && xchg(&sm->redefine, 0))
@@ -331,7 +333,9 @@ bool trace_stackmap_write_def(struct trace_array *tr,
 	 * this load sees the swap: the mark's test_and_set_bit() and the
 	 * clearing are each fully ordered (the stores of the swap, then
 	 * smp_mb() in stackdepot_lf_clear_marks()), so one of the two sees
-	 * the other.
+	 * the other. Where the swap left the clearing to a caller of
+	 * trace_stackmap_get_id(), that caller saw the swap when it took
+	 * the request, before it set its mark.
 	 */
 	if (buffer != READ_ONCE(tr->array_buffer.buffer))
 		stackmap_undefine(tr, id);
@@ -359,8 +363,11 @@ void trace_stackmap_redefine(struct trace_array *tr)
 		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
 		stackdepot_lf_clear_marks(rcu_dereference_sched(tr->stackmap.depot));
 	else
-		/* Pairs with READ_ONCE() in trace_stackmap_get_id(). */
-		WRITE_ONCE(tr->stackmap.redefine, 1);
+		/*
+		 * After the swap or reset that lost the definitions. Pairs
+		 * with xchg() in trace_stackmap_get_id().
+		 */
+		smp_store_release(&tr->stackmap.redefine, 1);
 	rcu_read_unlock_sched_notrace();
 }
 

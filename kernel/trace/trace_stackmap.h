@@ -43,7 +43,8 @@ struct dentry;
  * @no_defs: do not write stack definitions into the buffer
  *	(options/stackmap-defs is 0); clear by default
  * @redefine: the main buffer lost its definitions where the depot could
- *	not be reached; the next recording caller clears the marks
+ *	not be reached; the next caller of trace_stackmap_get_id() that can
+ *	reach it clears the marks, before it takes its own id
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
  * @defs: definitions written, by the recording path and by "emit"
