@@ -213,7 +213,9 @@ int trace_stackmap_enable(struct trace_array *tr)
  *	one caller per stack after the buffer last lost the definitions it
  *	held, while options/stackmap-defs is on
  *
- * Context: Any context, with preemption disabled.
+ * Context: Any context, with preemption disabled. The first caller after
+ * trace_stackmap_redefine() could not reach the depot clears its marks:
+ * it reads a bit per slot of the depot.
  * Return: 0, -ENODEV if the instance has no depot, -EPERM if a grace period
  * would not wait for the caller, or the error of stackdepot_lf_get_id();
  * on error the caller records the full stack.
