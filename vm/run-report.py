@@ -143,10 +143,10 @@ def definition_cost(sess):
     """Ring-buffer bytes of the stack definitions a session wrote, from
     stack_map_stat (their payload bytes) and the depths in stack_map (the
     event header of each: 4 bytes, 8 above 112 bytes of payload), plus
-    the 8-byte absolute time stamp the ring buffer puts before each one
-    the tracing path writes (it follows the discard of the id's
-    reservation; emitted ones do not), against all it wrote. None without
-    definitions."""
+    the 8-byte absolute time stamp the ring buffer usually puts before
+    each one the tracing path writes (it follows the discard of the id's
+    reservation; an interrupt's entry in between spares it), against all
+    it wrote. None without definitions."""
     smstat = read_kv(os.path.join(sess["dir"], "stack_map_stat"))
     defs = int(smstat.get("definitions", 0))
     emitted = int(smstat.get("definitions_emitted", 0))
