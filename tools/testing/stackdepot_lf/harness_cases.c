@@ -589,6 +589,7 @@ static struct {
 	int stop;
 	bool first;		/* the caller set the mark... */
 	int seen;		/* ...and saw this value of swapped */
+	pthread_t caller;
 } sb;
 
 static void sb_spin(unsigned int n)
@@ -616,19 +617,30 @@ static void *sb_caller(void *unused)
 	}
 }
 
+/* Also when an assertion ends the case: no thread left spinning. */
+static void sb_stop(void *unused)
+{
+	__atomic_store_n(&sb.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(sb.caller, NULL);
+}
+
 static void test_clear_marks_ordered(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
 	unsigned int round, missed = 0, trusted = 0;
 	stackdepot_lf_id_t id;
-	pthread_t caller;
 	bool first;
+	int ret;
 
 	rcu_assign_pointer(sb.depot, depot);
 	make_stack(sb.entries, TEST_DEPTH, 1);
-	sb.round = sb.done = sb.stop = 0;
-	KUNIT_ASSERT_EQ(test, 0, pthread_create(&caller, NULL, sb_caller,
+	sb.round = 0;
+	sb.done = 0;
+	sb.stop = 0;
+	KUNIT_ASSERT_EQ(test, 0, pthread_create(&sb.caller, NULL, sb_caller,
 						NULL));
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, sb_stop,
+							   NULL));
 	for (round = 1; round <= SB_ROUNDS; round++) {
 		stackdepot_lf_clear_marks(depot);
 		WRITE_ONCE(sb.swapped, 0);
@@ -643,13 +655,13 @@ static void test_clear_marks_ordered(struct kunit *test)
 		trusted++;
 		/* The caller saw no swap: the clearing must have seen its mark. */
 		first = false;
-		KUNIT_ASSERT_EQ(test, 0, stackdepot_lf_get_id_rcu(&sb.depot,
-				sb.entries, TEST_DEPTH, &id, &first));
+		ret = stackdepot_lf_get_id_rcu(&sb.depot, sb.entries, TEST_DEPTH,
+					       &id, &first);
+		KUNIT_ASSERT_EQ(test, ret, 0);
 		if (!first)
 			missed++;
 	}
-	__atomic_store_n(&sb.stop, 1, __ATOMIC_RELEASE);
-	pthread_join(caller, NULL);
+	kunit_release_action(test, sb_stop, NULL);
 	kunit_info(test, "%u rounds, %u with the caller first, %u marks missed",
 		   SB_ROUNDS, trusted, missed);
 	KUNIT_EXPECT_EQ(test, missed, 0);
