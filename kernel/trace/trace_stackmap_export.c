@@ -600,23 +600,34 @@ static ssize_t stackmap_size_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
 
+/*
+ * Copy a write of @cnt bytes into @buf, of @size bytes, as a string. A
+ * write that does not fit is -EINVAL: unlike kstrtoul_from_user(), which
+ * parses what fits, no prefix of a longer write is taken for the value.
+ */
+static int stackmap_str_from_user(char *buf, size_t size,
+				  const char __user *ubuf, size_t cnt)
+{
+	if (!cnt || cnt >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, cnt))
+		return -EFAULT;
+	buf[cnt] = '\0';
+	return 0;
+}
+
 static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 				   size_t cnt, loff_t *ppos)
 {
 	struct trace_array *tr = file->private_data;
 	unsigned int size;
 	char buf[16];
-	int ret = 0;
+	int ret;
 
-	/*
-	 * Garbage, overflow and overlong writes alike are -EINVAL; no
-	 * prefix of a longer write is taken for the number.
-	 */
-	if (!cnt || cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
+	/* Garbage, overflow and overlong writes alike are -EINVAL. */
+	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
+	if (ret)
+		return ret;
 	if (trace_stackmap_parse_size(buf, &size))
 		return -EINVAL;
 
@@ -646,22 +657,17 @@ static const struct file_operations stackmap_size_fops = {
 	.llseek		= default_llseek,
 };
 
-/*
- * Parse the 0 or 1 written to an option file. Garbage and overlong writes
- * alike are -EINVAL: unlike kstrtoul_from_user(), no prefix of a longer
- * write is taken for the value.
- */
+/* Parse the 0 or 1 written to an option file; garbage is -EINVAL too. */
 static int stackmap_option_from_user(const char __user *ubuf, size_t cnt,
 				     bool *on)
 {
 	unsigned int val;
 	char buf[8];
+	int ret;
 
-	if (!cnt || cnt >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, cnt))
-		return -EFAULT;
-	buf[cnt] = '\0';
+	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
+	if (ret)
+		return ret;
 	if (kstrtouint(buf, 10, &val) || val > 1)
 		return -EINVAL;
 	*on = val;
