@@ -202,7 +202,7 @@ int trace_stackmap_enable(struct trace_array *tr)
 	return ret;
 }
 
-/**
+/*
  * trace_stackmap_get_id() - id of a stack in the depot of an instance
  * @tr: the instance
  * @calls: the stack, innermost first
@@ -220,8 +220,9 @@ int trace_stackmap_enable(struct trace_array *tr)
  * would not wait for the caller, or the error of stackdepot_lf_get_id();
  * on error the caller records the full stack.
  */
-int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
-			  unsigned int nr_entries, u32 *id, bool *define)
+static int trace_stackmap_get_id(struct trace_array *tr,
+				 const unsigned long *calls,
+				 unsigned int nr_entries, u32 *id, bool *define)
 {
 	struct trace_stackmap *sm = &tr->stackmap;
 	stackdepot_lf_id_t sid;
@@ -300,7 +301,7 @@ static void stackmap_undefine(struct trace_array *tr, u32 id)
 	rcu_read_unlock_sched_notrace();
 }
 
-/**
+/*
  * trace_stackmap_write_def() - write the definition of a stack id
  * @tr: the instance whose depot issued @id
  * @buffer: a ring buffer of @tr
@@ -319,11 +320,11 @@ static void stackmap_undefine(struct trace_array *tr, u32 id)
  * Return: true if the definition is in @buffer, false if the buffer
  * refused it.
  */
-bool trace_stackmap_write_def(struct trace_array *tr,
-			      struct trace_buffer *buffer,
-			      unsigned int trace_ctx, u32 id,
-			      const unsigned long *calls,
-			      unsigned int nr_entries)
+static bool trace_stackmap_write_def(struct trace_array *tr,
+				     struct trace_buffer *buffer,
+				     unsigned int trace_ctx, u32 id,
+				     const unsigned long *calls,
+				     unsigned int nr_entries)
 {
 	if (!stackmap_write_def(tr, buffer, trace_ctx, id, calls, nr_entries)) {
 		atomic_long_inc(&tr->stackmap.defs_lost);
@@ -341,6 +342,103 @@ bool trace_stackmap_write_def(struct trace_array *tr,
 	 */
 	if (buffer != READ_ONCE(tr->array_buffer.buffer))
 		stackmap_undefine(tr, id);
+	return true;
+}
+
+/*
+ * Is @buffer one whose output resolves ids in the depot of @tr? Every
+ * caller of __ftrace_trace_stack() passes a buffer of tr, but one:
+ * __trace_array_vprintk() pairs printk_trace with the buffer of
+ * trace_array_printk()'s target instance, of global_trace (a warning),
+ * of tr->max_buffer (update_max_tr_single()) or of the hwlat and osnoise
+ * instances. The latency tracers swap tr->array_buffer with
+ * tr->max_buffer, which is read back through the same instance, so both
+ * are accepted. The event commit path may also pass temp_buffer, which
+ * holds an event for its triggers while tracing is off and is never
+ * read: it gets the full stack, and the depot keeps no record for it.
+ */
+static bool stackmap_buffer_is_own(struct trace_array *tr,
+				   struct trace_buffer *buffer)
+{
+	/*
+	 * update_max_tr() swaps the two pointers with plain stores under
+	 * tr->max_lock while writers run; READ_ONCE() keeps each load whole.
+	 * A writer that sees a torn or later swap matches neither and records
+	 * the full stack: it never takes another instance's buffer for @tr's.
+	 */
+	if (buffer == READ_ONCE(tr->array_buffer.buffer))
+		return true;
+#ifdef CONFIG_TRACER_MAX_TRACE
+	if (buffer == READ_ONCE(tr->max_buffer.buffer))
+		return true;
+#endif
+	return false;
+}
+
+/**
+ * trace_stackmap_record() - record a stack as its id
+ * @tr: the instance whose flags and depot are in use
+ * @buffer: the ring buffer the event went into
+ * @trace_ctx: the context of the event, as tracing_gen_ctx() gives it
+ * @calls: the stack, innermost first
+ * @nr_entries: its depth
+ *
+ * Writes a TRACE_STACK_ID entry holding the id of @calls, preceded by the
+ * stack's definition where trace_stackmap_get_id() asks for one.
+ *
+ * Reserve first, then take the id: a buffer that refuses the entry
+ * (recording off, full without overwrite, recursion) leaves the depot
+ * untouched, so that it stores no stack and counts no reference that no
+ * event holds. Without an id the entry is discarded before the caller
+ * reserves the full stack: the two are never held at once at one context
+ * level, where the ring buffer's recursion check would spend its one
+ * transition slot on the second and refuse a third, and the event keeps
+ * its stack. For the same reason the id entry is given back while a
+ * definition is written, and reserved again after it; if the definition
+ * does not fit, the event keeps its full stack.
+ *
+ * Context: Any context, with preemption disabled (__ftrace_trace_stack()).
+ * Return: true if the id is in @buffer; false, leaving nothing in it, if
+ * no id can be had (@buffer is not one of @tr's, the stack too deep, the
+ * depot full, resetting or not allocated yet): the caller then records
+ * the full stack.
+ */
+bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
+			   unsigned int trace_ctx, const unsigned long *calls,
+			   unsigned int nr_entries)
+{
+	struct ring_buffer_event *event;
+	struct stack_id_entry *entry;
+	bool define;
+	u32 id;
+
+	if (!stackmap_buffer_is_own(tr, buffer))
+		return false;
+
+	event = trace_buffer_lock_reserve(buffer, TRACE_STACK_ID,
+					  sizeof(*entry), trace_ctx);
+	if (!event)
+		return false;
+
+	if (trace_stackmap_get_id(tr, calls, nr_entries, &id, &define)) {
+		ring_buffer_discard_commit(buffer, event);
+		return false;
+	}
+
+	if (unlikely(define)) {
+		ring_buffer_discard_commit(buffer, event);
+		if (!trace_stackmap_write_def(tr, buffer, trace_ctx, id, calls,
+					      nr_entries))
+			return false;
+		event = trace_buffer_lock_reserve(buffer, TRACE_STACK_ID,
+						  sizeof(*entry), trace_ctx);
+		if (!event)
+			return false;
+	}
+
+	entry = ring_buffer_event_data(event);
+	entry->id = id;
+	trace_buffer_unlock_commit_nostack(buffer, event);
 	return true;
 }
 
@@ -472,7 +570,7 @@ int trace_stackmap_emit(struct trace_array *tr)
 	 * update_max_tr() may swap the main buffer meanwhile: each
 	 * definition goes into the one that is main when it is written.
 	 * Pairs with the plain stores of that swap, as in
-	 * trace_buffer_is_own(), trace.c.
+	 * stackmap_buffer_is_own().
 	 */
 	buffer = READ_ONCE(tr->array_buffer.buffer);
 	if (!stackmap_recording(tr, buffer) ||

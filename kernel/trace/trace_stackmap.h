@@ -43,7 +43,7 @@ struct dentry;
  * @no_defs: do not write stack definitions into the buffer
  *	(options/stackmap-defs is 0); clear by default
  * @redefine: the main buffer lost its definitions where the depot could
- *	not be reached; the next caller of trace_stackmap_get_id() that can
+ *	not be reached; the next caller of trace_stackmap_record() that can
  *	reach it clears the marks, before it takes its own id
  * @drops_context: stacks recorded in full because a grace period would not
  *	have waited for the caller (a CPU going offline, RCU not watching)
@@ -75,13 +75,9 @@ extern struct trace_event trace_stack_id_event;
 extern struct trace_event trace_stack_def_event;
 
 int trace_stackmap_enable(struct trace_array *tr);
-int trace_stackmap_get_id(struct trace_array *tr, const unsigned long *calls,
-			  unsigned int nr_entries, u32 *id, bool *define);
-bool trace_stackmap_write_def(struct trace_array *tr,
-			      struct trace_buffer *buffer,
-			      unsigned int trace_ctx, u32 id,
-			      const unsigned long *calls,
-			      unsigned int nr_entries);
+bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
+			   unsigned int trace_ctx, const unsigned long *calls,
+			   unsigned int nr_entries);
 void trace_stackmap_redefine(struct trace_array *tr);
 void trace_stackmap_buffer_reset(struct array_buffer *buf);
 void trace_stackmap_init_tracefs(struct trace_array *tr,
@@ -105,19 +101,11 @@ static inline int trace_stackmap_enable(struct trace_array *tr)
 	return 0;
 }
 
-static inline int trace_stackmap_get_id(struct trace_array *tr,
-					const unsigned long *calls,
-					unsigned int nr_entries, u32 *id,
-					bool *define)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline bool trace_stackmap_write_def(struct trace_array *tr,
-					    struct trace_buffer *buffer,
-					    unsigned int trace_ctx, u32 id,
-					    const unsigned long *calls,
-					    unsigned int nr_entries)
+static inline bool trace_stackmap_record(struct trace_array *tr,
+					 struct trace_buffer *buffer,
+					 unsigned int trace_ctx,
+					 const unsigned long *calls,
+					 unsigned int nr_entries)
 {
 	return false;
 }
