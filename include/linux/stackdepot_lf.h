@@ -13,10 +13,11 @@
  * Every id carries the generation it was issued in. A reset empties the
  * depot and starts a new generation. Generation tags are allocated
  * system-wide, so an id issued by another depot, or by this one before a
- * reset, resolves to -ESTALE, never to a stack, until the 32-bit id space
- * wraps: a depot of 2^k table slots that is the only one resetting goes
- * through 2^(32 - k) - 1 generations (262,143 at 16,384 slots) before one
- * of its tags comes back; other depots' generations use up tags sooner.
+ * reset, resolves to -ESTALE, never to a stack: a live depot's current
+ * generation is never handed out again, and an older one's tags come back
+ * only once the generations of all depots together have used up the whole
+ * 32-bit id space since (for a depot of 2^k table slots resetting alone,
+ * 2^(32 - k) - 1 generations: 262,143 at 16,384 slots).
  *
  * The contract of each function is documented below; the mechanism and its
  * ordering guarantees are documented in lib/stackdepot_lf/stackdepot_lf.c.

@@ -34,8 +34,12 @@
  * the base of the range plus @pos, and the generation tag is the id above
  * @index_bits. Ranges are handed out system-wide in order (sdlf_ids_alloc()),
  * so an id resolves in the one depot and generation it came from, and in
- * no other until the 2^32 id values have all been handed out again. Range
- * 0 is never handed out, so 0 is never an id.
+ * no other until the cursor has gone round the 2^32 id values once more:
+ * until ranges of all depots together have been handed out over the whole
+ * id space since. Past the end of the space the cursor starts again at
+ * the first range, and skips every range a live depot's generation holds,
+ * the depot's own included, so that no two live generations ever share an
+ * id. Range 0 is never handed out, so 0 is never an id.
  *
  * Marks
  * -----
@@ -209,6 +213,10 @@ struct stackdepot_lf {
 	bool grow_paused;	/* KUnit only; grow_lock */
 	size_t mem_allocated;	/* written under grow_lock */
 
+	/* Id ranges, under sdlf_ids_lock. */
+	struct list_head ids_node;	/* in sdlf_ids_live once @ids_base is set */
+	u32 ids_base;		/* the range of the current generation */
+
 	/* Reset side. */
 	struct mutex reset_lock ____cacheline_aligned;
 	atomic64_t resets;
@@ -217,24 +225,75 @@ struct stackdepot_lf {
 
 /*
  * The next free id, system-wide: each generation of each depot takes the
- * next range of ids aligned to its table size (see "Ids" above).
+ * next range of ids aligned to its table size that no live depot holds
+ * (see "Ids" above). sdlf_ids_live lists the depots that hold one.
  */
 static DEFINE_MUTEX(sdlf_ids_lock);
 static u64 sdlf_ids_next;
+static LIST_HEAD(sdlf_ids_live);
+static unsigned int sdlf_ids_nr_live;
 
-/* Take the id range of a new generation of a table of @slots slots. */
-static u32 sdlf_ids_alloc(u32 slots)
+/* The live depot whose range overlaps [@base, @base + @slots), or NULL. */
+static struct stackdepot_lf *sdlf_ids_holder(u64 base, u32 slots)
 {
+	struct stackdepot_lf *depot;
+
+	lockdep_assert_held(&sdlf_ids_lock);
+	list_for_each_entry(depot, &sdlf_ids_live, ids_node)
+		if (base < (u64)depot->ids_base + depot->slot_mask + 1 &&
+		    depot->ids_base < base + slots)
+			return depot;
+	return NULL;
+}
+
+/*
+ * Take the id range of a new generation of @depot, whose table has @slots
+ * slots, and make it the one @depot holds.
+ */
+static u32 sdlf_ids_alloc(struct stackdepot_lf *depot, u32 slots)
+{
+	struct stackdepot_lf *holder;
+	unsigned int skips = 0;
 	u64 base;
 
 	mutex_lock(&sdlf_ids_lock);
 	base = ALIGN(sdlf_ids_next, (u64)slots);
-	/* Range 0 would hold id 0; after the last range, wrap to the first. */
-	if (!base || base + slots > (1ULL << 32))
-		base = slots;
+	for (;;) {
+		/* Range 0 would hold id 0; past the last range, the first. */
+		if (!base || base + slots > (1ULL << 32))
+			base = slots;
+		holder = sdlf_ids_holder(base, slots);
+		/*
+		 * Each holder is skipped at most once before the cursor wraps
+		 * and once after: a range is free by then unless the live
+		 * depots hold the whole id space, which would take thousands
+		 * of the largest. Should they, share a range rather than loop.
+		 */
+		if (!holder || skips > 2 * sdlf_ids_nr_live + 2)
+			break;
+		skips++;
+		base = ALIGN((u64)holder->ids_base + holder->slot_mask + 1,
+			     (u64)slots);
+	}
 	sdlf_ids_next = base + slots;
+	if (!depot->ids_base) {
+		list_add(&depot->ids_node, &sdlf_ids_live);
+		sdlf_ids_nr_live++;
+	}
+	depot->ids_base = base;
 	mutex_unlock(&sdlf_ids_lock);
 	return base;
+}
+
+/* @depot is going: the range it holds may be handed out again. */
+static void sdlf_ids_free(struct stackdepot_lf *depot)
+{
+	if (!depot->ids_base)
+		return;
+	mutex_lock(&sdlf_ids_lock);
+	list_del(&depot->ids_node);
+	sdlf_ids_nr_live--;
+	mutex_unlock(&sdlf_ids_lock);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -848,7 +907,8 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	 * generation sees the cleared table, the counters and the new reset
 	 * count.
 	 */
-	smp_store_release(&depot->state, sdlf_ids_alloc(depot->slot_mask + 1));
+	smp_store_release(&depot->state,
+			  sdlf_ids_alloc(depot, depot->slot_mask + 1));
 	mutex_unlock(&depot->reset_lock);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
@@ -1335,7 +1395,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 		return ERR_PTR(ret);
 	}
 	/* Not yet published: nobody reads ->state before we return. */
-	depot->state = sdlf_ids_alloc(slots);
+	depot->state = sdlf_ids_alloc(depot, slots);
 	return depot;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_create);
@@ -1347,6 +1407,7 @@ void stackdepot_lf_destroy(struct stackdepot_lf *depot)
 
 	if (!depot)
 		return;
+	sdlf_ids_free(depot);
 	/* No get_id runs any more: nothing queues growth after these. */
 	irq_work_sync(&depot->grow_irq);
 	cancel_work_sync(&depot->grow_work);

@@ -1396,8 +1396,15 @@ static void test_generation_wrap(struct kunit *test)
 	KUNIT_EXPECT_GT(test, stackdepot_lf_id_to_u32(id), 2047U);
 	expect_resolves(test, depot, id, 5, 1);
 
-	/* A reset that hands the walk's own range out again. */
+	/*
+	 * A reset never takes the range its depot holds, even with the
+	 * cursor on it; the reset after it hands the walk's own range out
+	 * again.
+	 */
 	stackdepot_lf_iter_start(&iter, depot);
+	set_ids_cursor(test, 1ULL << 11);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 2U);
 	set_ids_cursor(test, 1ULL << 11);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
@@ -1411,6 +1418,73 @@ static void test_generation_wrap(struct kunit *test)
 	 */
 	KUNIT_EXPECT_EQ(test, 5, stackdepot_lf_lookup(depot, id, got_buf,
 						      TEST_DEPTH, NULL));
+}
+
+/*
+ * Past the end of the id space the cursor skips the ranges that live
+ * depots hold: a depot whose generations wrap never takes the range of
+ * another live depot, whose ids would then resolve in it.
+ */
+static void test_ids_skip_live_ranges(struct kunit *test)
+{
+	u32 max_tag = (1U << (32 - 11)) - 1;
+	stackdepot_lf_id_t ida, idb;
+	struct stackdepot_lf *a, *b;
+
+	/* @a takes the first free range; @b the last one of the space. */
+	set_ids_cursor(test, 0);
+	a = create_default(test);
+	ida = get_id(test, a, 6, 3);
+	set_ids_cursor(test, (u64)max_tag << 11);
+	b = create_default(test);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(b), max_tag);
+
+	/* The cursor wraps to the first range, which @a holds. */
+	set_ids_cursor(test, 0);
+	stackdepot_lf_reset(b);
+	KUNIT_EXPECT_NE(test, stackdepot_lf_generation(b),
+			stackdepot_lf_generation(a));
+	/* The same stack: the same slot of the same size of table. */
+	idb = get_id(test, b, 6, 3);
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(ida),
+			stackdepot_lf_id_to_u32(idb));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(b, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(a, idb, got_buf,
+							    TEST_DEPTH, NULL));
+	expect_resolves(test, a, ida, 6, 3);
+	expect_resolves(test, b, idb, 6, 3);
+}
+
+/*
+ * The ids of a destroyed depot never resolve in a depot created after it:
+ * ftrace replaces an instance's depot on every stack_map_size change while
+ * the old ids stay in its ring buffer.
+ */
+static void test_ids_after_destroy(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = TEST_DEPTH,
+	};
+	stackdepot_lf_id_t ida, idb;
+	struct stackdepot_lf *a, *b;
+	int ret;
+
+	a = stackdepot_lf_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	ida = 0;
+	ret = try_get_id(a, 4, 3, &ida);
+	stackdepot_lf_destroy(a);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	b = create_depot(test, &p);
+	idb = get_id(test, b, 4, 3);
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(ida),
+			stackdepot_lf_id_to_u32(idb));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(b, ida, got_buf,
+							    TEST_DEPTH, NULL));
+	expect_resolves(test, b, idb, 4, 3);
 }
 
 /*
@@ -2273,6 +2347,8 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
+	KUNIT_CASE(test_ids_skip_live_ranges),
+	KUNIT_CASE(test_ids_after_destroy),
 	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_mem_size),
 	KUNIT_CASE(test_iterator),

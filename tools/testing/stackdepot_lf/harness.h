@@ -61,6 +61,40 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 /* Only the writer, holding the lock, uses these. */
 #define rcu_dereference_protected(p, c)	(p)
 #define lockdep_is_held(m)		1
+#define lockdep_assert_held(m)		do { } while (0)
+
+/* A doubly linked list, the kernel's <linux/list.h> in the library's use. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define LIST_HEAD(name)	struct list_head name = { &(name), &(name) }
+
+static inline void list_add(struct list_head *entry, struct list_head *head)
+{
+	entry->next = head->next;
+	entry->prev = head;
+	head->next->prev = entry;
+	head->next = entry;
+}
+
+static inline void list_del(struct list_head *entry)
+{
+	entry->prev->next = entry->next;
+	entry->next->prev = entry->prev;
+	entry->next = entry->prev = NULL;
+}
+
+/*
+ * Walks the nodes, not the entries: the kernel's version forms an entry
+ * pointer from the head too, which UBSan takes for a misaligned access
+ * when the entry type is cache-line aligned.
+ */
+#define list_for_each_entry(pos, head, member)				\
+	for (struct list_head *__node = (head)->next;			\
+	     __node != (head) &&						\
+	     ((pos) = container_of(__node, __typeof__(*(pos)), member), 1); \
+	     __node = __node->next)
 
 /* Lockless accesses: relaxed unless the kernel primitive orders. */
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
