@@ -148,17 +148,16 @@ static void *stackmap_seq_start(struct seq_file *m, loff_t *pos)
 
 	mutex_lock(&trace_stackmap_mutex);
 
-	depot = trace_stackmap_depot(st->tr);
-	if (!depot)
-		return NULL;
-
 	if (!*pos) {
+		depot = trace_stackmap_depot(st->tr);
+		if (!depot)
+			return NULL;
 		stackdepot_lf_iter_start(&st->iter, depot);
 		st->epoch = st->tr->stackmap.epoch;
 		st->pos = 0;
 		stackmap_seq_fetch(st);
 	} else if (st->epoch != st->tr->stackmap.epoch) {
-		/* The depot was reset or replaced since the last read. */
+		/* The depot was reset, replaced or freed since the last read. */
 		st->depth = -ESTALE;
 	}
 
