@@ -506,13 +506,35 @@ void trace_stackmap_set_defs(struct trace_array *tr, bool on)
 	mutex_unlock(&trace_stackmap_mutex);
 }
 
-/* Ring-buffer bytes of a definition of @depth frames, at most. */
+/*
+ * Ring-buffer bytes of a definition of @depth frames, at most: the payload
+ * rounded to 4, the event header (4 or 8 bytes), and the 8-byte time
+ * extend the ring buffer may put before it.
+ */
 static size_t stackmap_def_bytes(unsigned int depth)
 {
 	struct stack_def_entry *entry;
 
-	/* The payload, rounded to 4, and the event header: 4 or 8 bytes. */
-	return ALIGN(struct_size(entry, caller, depth), 4) + 8;
+	return ALIGN(struct_size(entry, caller, depth), 4) + 8 + 8;
+}
+
+/*
+ * What definitions of @bytes in all (stackmap_def_bytes()), none over
+ * @longest, may take of a buffer whose sub-buffers hold @subbuf bytes of
+ * events, at most. An event never straddles two sub-buffers: one that
+ * does not fit in what is left of the current sub-buffer leaves it as
+ * padding, less than @longest, and goes to the next. So each sub-buffer
+ * they fill holds more than @subbuf - @longest of them, and the one they
+ * start in counts whole.
+ */
+static size_t stackmap_defs_footprint(size_t bytes, size_t longest,
+				      size_t subbuf)
+{
+	if (!bytes)
+		return 0;
+	if (longest >= subbuf)
+		return SIZE_MAX;
+	return (1 + DIV_ROUND_UP(bytes, subbuf - longest)) * subbuf;
 }
 
 /*
@@ -535,7 +557,9 @@ static bool stackmap_recording(struct trace_array *tr,
  * stack of the current generation into the main buffer of @tr, now, on
  * the CPU the caller runs on. So that they do not overwrite the history
  * they are meant to explain, their entries may take at most half of that
- * CPU's buffer.
+ * CPU's buffer, counting for each definition the time extend it may get
+ * and for each sub-buffer the padding it may end with
+ * (stackmap_defs_footprint()).
  *
  * Context: Process context; sleeps. Takes trace_stackmap_mutex.
  * Return: 0 (also without a depot: nothing to define); -EBUSY if @tr is
@@ -553,7 +577,7 @@ int trace_stackmap_emit(struct trace_array *tr)
 	struct stackdepot_lf_iter iter;
 	struct stackdepot_lf *depot;
 	unsigned long *entries;
-	size_t bytes = 0, budget;
+	size_t bytes = 0, longest = 0, subbuf, budget;
 	int cpu, depth, ret = 0;
 
 	entries = kmalloc_array(TRACE_STACKMAP_MAX_DEPTH, sizeof(*entries),
@@ -584,10 +608,13 @@ int trace_stackmap_emit(struct trace_array *tr)
 	/* Resets take trace_stackmap_mutex: the walks cannot go stale. */
 	stackdepot_lf_iter_start(&iter, depot);
 	while (stackdepot_lf_iter_next(&iter, entries, TRACE_STACKMAP_MAX_DEPTH,
-				       &info) > 0)
+				       &info) > 0) {
 		bytes += stackmap_def_bytes(info.depth);
+		longest = max(longest, stackmap_def_bytes(info.depth));
+	}
+	subbuf = ring_buffer_subbuf_size_get(buffer);
 	budget = ring_buffer_size(buffer, cpu) / 2;
-	if (bytes > budget) {
+	if (stackmap_defs_footprint(bytes, longest, subbuf) > budget) {
 		ret = -EFBIG;
 		goto out;
 	}
@@ -599,7 +626,8 @@ int trace_stackmap_emit(struct trace_array *tr)
 						TRACE_STACKMAP_MAX_DEPTH,
 						&info)) > 0) {
 		bytes += stackmap_def_bytes(depth);
-		if (bytes > budget) {
+		longest = max(longest, stackmap_def_bytes(depth));
+		if (stackmap_defs_footprint(bytes, longest, subbuf) > budget) {
 			ret = -EFBIG;
 			break;
 		}

@@ -917,6 +917,53 @@ static void stackmap_emit_too_big_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), defs);
 }
 
+/* The payload bytes of the definitions of every stack of @tr's depot. */
+static size_t stackmap_kunit_defs_payload(struct stackmap_kunit_ctx *ctx,
+					  struct trace_array *tr)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	size_t bytes = 0;
+
+	mutex_lock(&trace_stackmap_mutex);
+	stackdepot_lf_iter_start(&iter, trace_stackmap_depot(tr));
+	while (stackdepot_lf_iter_next(&iter, ctx->entries,
+				       TRACE_STACKMAP_MAX_DEPTH, &info) > 0)
+		bytes += struct_size_t(struct stack_def_entry, caller,
+				       info.depth);
+	mutex_unlock(&trace_stackmap_mutex);
+	return bytes;
+}
+
+/*
+ * The budget of "emit" is what its definitions may take of the buffer,
+ * not their payload: a set of definitions whose entries add up to less
+ * than half of a CPU's buffer, but whose time stamps and the padding at
+ * the ends of sub-buffers may take it past half, is refused too.
+ */
+static void stackmap_emit_footprint_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_buffer *buffer;
+	size_t bytes = 0, half;
+	int depth;
+
+	stackmap_kunit_defs_setup(test, &ctx);
+	buffer = ctx->tr->array_buffer.buffer;
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer, 4 * PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
+	half = ring_buffer_size(buffer, raw_smp_processor_id()) / 2;
+	/* Stacks one frame deeper each, until they fill 3/4 of the half. */
+	for (depth = 1; depth <= 48 && bytes < half / 4 * 3; depth++) {
+		KUNIT_EXPECT_GT(test, stackmap_kunit_nest(ctx->tr, NULL, 9,
+							  depth), 0);
+		bytes = stackmap_kunit_defs_payload(ctx, ctx->tr);
+	}
+	KUNIT_ASSERT_GE(test, bytes, half / 4 * 3);
+	KUNIT_ASSERT_LT(test, bytes, half);
+	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EFBIG);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -932,6 +979,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_defs_off_test),
 	KUNIT_CASE(stackmap_emit_test),
 	KUNIT_CASE(stackmap_emit_too_big_test),
+	KUNIT_CASE(stackmap_emit_footprint_test),
 	{}
 };
 
