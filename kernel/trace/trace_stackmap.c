@@ -140,6 +140,16 @@ static int stackmap_create(struct trace_array *tr)
 	 * they stay stale in the new one, whose generation tags are handed
 	 * out system-wide after those of every depot before it.
 	 */
+	if (!tr->stackmap.cpu) {
+		struct trace_stackmap_cpu __percpu *cpu;
+
+		cpu = alloc_percpu(struct trace_stackmap_cpu);
+		if (!cpu)
+			return -ENOMEM;
+		/* Pairs with smp_load_acquire() in stackmap_lost_defs(). */
+		smp_store_release(&tr->stackmap.cpu, cpu);
+	}
+
 	trace_stackmap_params(&params, trace_stackmap_size(tr));
 	depot = stackdepot_lf_create(&params);
 	if (IS_ERR(depot))
@@ -203,15 +213,91 @@ int trace_stackmap_enable(struct trace_array *tr)
 }
 
 /*
+ * The slow part of stackmap_lost_defs(): @lost events overwritten in all,
+ * and more than at the last look, or another buffer.
+ */
+static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
+					     struct trace_stackmap_cpu *sc,
+					     struct trace_buffer *buffer,
+					     int cpu, unsigned long lost)
+{
+	unsigned long held;
+	unsigned int pct;
+
+	WRITE_ONCE(sc->seen, lost);
+	/*
+	 * A buffer swapped in, or reset (its counts start again): the swap
+	 * or the reset had the stacks defined again already. Count from
+	 * here; the next loss defines them again.
+	 */
+	if (buffer != READ_ONCE(sc->buffer) || lost < READ_ONCE(sc->base)) {
+		WRITE_ONCE(sc->buffer, buffer);
+		WRITE_ONCE(sc->base, lost);
+		WRITE_ONCE(sc->span, 1);
+		return false;
+	}
+	/* Pairs with WRITE_ONCE() in trace_stackmap_set_redefine(). */
+	pct = READ_ONCE(sm->redefine_pct);
+	if (!pct || lost - READ_ONCE(sc->base) < READ_ONCE(sc->span))
+		return false;
+
+	/*
+	 * The buffer overwrote its share since the stacks were last defined
+	 * again: the definitions it held then may be gone. Until it
+	 * overwrites that share of what it holds now, the definitions
+	 * written from here on stand for it.
+	 */
+	held = ring_buffer_entries_cpu(buffer, cpu);
+	WRITE_ONCE(sc->base, lost);
+	WRITE_ONCE(sc->span, max(mult_frac(held, pct, 100), 1UL));
+	atomic_long_inc(&sm->redefinitions);
+	return true;
+}
+
+/*
+ * Has this CPU's @buffer overwritten, since the stacks were last defined
+ * again, the share of it that stack_map_redefine allows? The ring buffer
+ * counts the events it overwrote (overrun); as long as that count has not
+ * moved, one load and two compares tell that nothing was lost.
+ *
+ * The per-CPU state is written only on this CPU, but an interrupt or NMI
+ * may record a stack between a load and a store of the task it
+ * interrupts: each field is read and written whole, and the worst a torn
+ * sequence does is define the stacks again once more, or one loss later.
+ */
+static __always_inline bool stackmap_lost_defs(struct trace_stackmap *sm,
+					       struct trace_buffer *buffer)
+{
+	struct trace_stackmap_cpu __percpu *cpus;
+	struct trace_stackmap_cpu *sc;
+	unsigned long lost;
+	int cpu;
+
+	/* Pairs with smp_store_release() in stackmap_create(). */
+	cpus = smp_load_acquire(&sm->cpu);
+	if (unlikely(!cpus))
+		return false;
+	cpu = smp_processor_id();
+	sc = per_cpu_ptr(cpus, cpu);
+	lost = ring_buffer_overrun_cpu(buffer, cpu);
+	if (likely(lost == READ_ONCE(sc->seen) &&
+		   buffer == READ_ONCE(sc->buffer)))
+		return false;
+	return stackmap_lost_defs_slow(sm, sc, buffer, cpu, lost);
+}
+
+/*
  * trace_stackmap_get_id() - id of a stack in the depot of an instance
  * @tr: the instance
+ * @buffer: the buffer of @tr the id goes into
  * @calls: the stack, innermost first
  * @nr_entries: its depth
  * @id: where the id goes on success
  * @define: set on success to whether the caller must write the stack's
  *	definition, with trace_stackmap_write_def(), before the id: true for
  *	one caller per stack after the buffer last lost the definitions it
- *	held, while options/stackmap-defs is on
+ *	held (cleared, swapped, or its share overwritten: see
+ *	stackmap_lost_defs()), while options/stackmap-defs is on
  *
  * Context: Any context, with preemption disabled. The first caller after
  * trace_stackmap_redefine() could not reach the depot clears its marks:
@@ -221,6 +307,7 @@ int trace_stackmap_enable(struct trace_array *tr)
  * on error the caller records the full stack.
  */
 static int trace_stackmap_get_id(struct trace_array *tr,
+				 struct trace_buffer *buffer,
 				 const unsigned long *calls,
 				 unsigned int nr_entries, u32 *id, bool *define)
 {
@@ -246,6 +333,12 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 	 */
 	if (unlikely(READ_ONCE(sm->redefine)) &&
 	    stackdepot_lf_caller_visible() && xchg(&sm->redefine, 0))
+		trace_stackmap_redefine(tr);
+	/*
+	 * The definitions on the pages this CPU's buffer overwrote are gone:
+	 * this use, and the next use of every other stack, defines it again.
+	 */
+	if (!no_defs && stackmap_lost_defs(sm, buffer))
 		trace_stackmap_redefine(tr);
 	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
@@ -420,7 +513,7 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 	if (!event)
 		return false;
 
-	if (trace_stackmap_get_id(tr, calls, nr_entries, &id, &define)) {
+	if (trace_stackmap_get_id(tr, buffer, calls, nr_entries, &id, &define)) {
 		ring_buffer_discard_commit(buffer, event);
 		return false;
 	}
@@ -447,7 +540,8 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
  * @tr: the instance whose main buffer lost the definitions it held
  *
  * Called when the main buffer of @tr is cleared, shrunk or given new
- * sub-buffers, or swapped with its max buffer: the next use of each stack
+ * sub-buffers, swapped with its max buffer, or has overwritten the share
+ * of it that stack_map_redefine allows: the next use of each stack
  * in @tr writes its definition again. Where the depot cannot be reached
  * (RCU would not wait for the caller), the next caller of
  * trace_stackmap_get_id() that can reach it does it, before it takes its
@@ -504,6 +598,25 @@ void trace_stackmap_set_defs(struct trace_array *tr, bool on)
 	/* Pairs with smp_load_acquire() in trace_stackmap_get_id(). */
 	smp_store_release(&tr->stackmap.no_defs, !on);
 	mutex_unlock(&trace_stackmap_mutex);
+}
+
+/**
+ * trace_stackmap_set_redefine() - how much a buffer may lose before redefining
+ * @tr: the instance
+ * @pct: share of what a CPU's buffer of @tr holds, in percent (1-100), that
+ *	it may overwrite before the stacks are defined again; 0: only when
+ *	the buffer is cleared, swapped or resized
+ *
+ * Context: Any context.
+ * Return: 0, or -EINVAL if @pct is over 100.
+ */
+int trace_stackmap_set_redefine(struct trace_array *tr, unsigned int pct)
+{
+	if (pct > 100)
+		return -EINVAL;
+	/* Pairs with READ_ONCE() in stackmap_lost_defs_slow(). */
+	WRITE_ONCE(tr->stackmap.redefine_pct, pct);
+	return 0;
 }
 
 /*
@@ -658,9 +771,18 @@ out:
  */
 void trace_stackmap_free(struct trace_array *tr)
 {
+	struct trace_stackmap_cpu __percpu *cpu;
+
 	mutex_lock(&trace_stackmap_mutex);
+	cpu = tr->stackmap.cpu;
 	trace_stackmap_destroy(tr);
 	mutex_unlock(&trace_stackmap_mutex);
+	if (!cpu)
+		return;
+	WRITE_ONCE(tr->stackmap.cpu, NULL);
+	/* Waits for stackmap_lost_defs(), which runs with preemption off. */
+	synchronize_rcu();
+	free_percpu(cpu);
 }
 
 /* TRACE_STACK_ID output */
@@ -830,6 +952,8 @@ static int __init trace_stackmap_init(void)
 	mutex_lock(&trace_stackmap_mutex);
 	stackmap_ready = true;
 	list_for_each_entry(tr, &ftrace_trace_arrays, list) {
+		/* Before its tracefs files, which set it too, exist. */
+		tr->stackmap.redefine_pct = TRACE_STACKMAP_DEFAULT_REDEFINE;
 		if (!(tr->trace_flags & TRACE_ITER_STACKMAP))
 			continue;
 		if (tr->range_addr_start || stackmap_create(tr)) {

@@ -30,8 +30,31 @@ struct dentry;
 #define TRACE_STACKMAP_DEFAULT_SIZE	16384U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
+/*
+ * Default share, in percent of what a CPU's buffer holds, that the buffer
+ * may overwrite before the stacks are defined again: see stack_map_redefine
+ * in Documentation/trace/ftrace-stackmap.rst.
+ */
+#define TRACE_STACKMAP_DEFAULT_REDEFINE	50U
 
 #ifdef CONFIG_FTRACE_STACKMAP
+
+/**
+ * struct trace_stackmap_cpu - what a CPU's buffer lost, as the stack map saw it
+ * @buffer: the buffer the counts are of
+ * @seen: its count of overwritten events at the last look
+ * @base: that count when the stacks were last defined again
+ * @span: events it may overwrite after @base before they are defined again
+ *
+ * Read and written only on its CPU, by the recording path at any context
+ * level: see stackmap_lost_defs().
+ */
+struct trace_stackmap_cpu {
+	struct trace_buffer	*buffer;
+	unsigned long		seen;
+	unsigned long		base;
+	unsigned long		span;
+};
 
 /**
  * struct trace_stackmap - stackmap state embedded in each trace_array
@@ -42,6 +65,9 @@ struct dentry;
  * @expand: print stack ids as full stacks in the trace file
  * @no_defs: do not write stack definitions into the buffer
  *	(options/stackmap-defs is 0); clear by default
+ * @redefine_pct: share of what a CPU's buffer holds, in percent, that it
+ *	may overwrite before the stacks are defined again; 0: never
+ * @cpu: what each CPU's buffer lost, allocated with the first depot
  * @redefine: the main buffer lost its definitions where the depot could
  *	not be reached; the next caller of trace_stackmap_record() that can
  *	reach it clears the marks, before it takes its own id
@@ -52,10 +78,13 @@ struct dentry;
  * @defs_lost: definitions the ring buffer refused
  * @defs_bytes: bytes of the definitions written, as
  *	ring_buffer_event_length() counts them
+ * @redefinitions: times a CPU's buffer overwrote its share, and the stacks
+ *	were to be defined again
  *
  * @size and @epoch are protected by trace_stackmap_mutex; @depot is
  * written under it and read locklessly by the recording and print paths;
- * so is @no_defs; @expand, @redefine and the counters are lockless.
+ * so are @no_defs and @cpu; @expand, @redefine, @redefine_pct and the
+ * counters are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -64,11 +93,14 @@ struct trace_stackmap {
 	bool				expand;
 	bool				no_defs;
 	int				redefine;
+	unsigned int			redefine_pct;
+	struct trace_stackmap_cpu __percpu *cpu;
 	atomic_long_t			drops_context;
 	atomic_long_t			defs;
 	atomic_long_t			defs_emitted;
 	atomic_long_t			defs_lost;
 	atomic64_t			defs_bytes;
+	atomic_long_t			redefinitions;
 };
 
 extern struct trace_event trace_stack_id_event;
@@ -93,6 +125,7 @@ int trace_stackmap_parse_size(const char *str, unsigned int *size);
 void trace_stackmap_destroy(struct trace_array *tr);
 int trace_stackmap_emit(struct trace_array *tr);
 void trace_stackmap_set_defs(struct trace_array *tr, bool on);
+int trace_stackmap_set_redefine(struct trace_array *tr, unsigned int pct);
 
 #else /* !CONFIG_FTRACE_STACKMAP */
 

@@ -22,6 +22,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/ctype.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -300,6 +301,8 @@ static void stackmap_stat_defs(struct seq_file *m, struct trace_array *tr)
 		   atomic_long_read(&sm->defs_lost));
 	seq_printf(m, "definitions_bytes: %lld\n",
 		   atomic64_read(&sm->defs_bytes));
+	seq_printf(m, "redefinitions: %lu\n",
+		   atomic_long_read(&sm->redefinitions));
 }
 
 /*
@@ -656,6 +659,53 @@ static const struct file_operations stackmap_size_fops = {
 	.llseek		= default_llseek,
 };
 
+/* stack_map_redefine */
+
+static ssize_t stackmap_redefine_read(struct file *file, char __user *ubuf,
+				      size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	char buf[8];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%u\n",
+			READ_ONCE(tr->stackmap.redefine_pct));
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
+}
+
+static ssize_t stackmap_redefine_write(struct file *file,
+				       const char __user *ubuf, size_t cnt,
+				       loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	unsigned int pct;
+	char buf[8];
+	int ret;
+
+	/*
+	 * Decimal digits, 0 to 100, as stack_map_size takes them: a leading
+	 * 0 is refused. Anything else is -EINVAL and changes nothing.
+	 */
+	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
+	if (ret)
+		return ret;
+	if (!isdigit(buf[0]) || (buf[0] == '0' && isdigit(buf[1])) ||
+	    kstrtouint(buf, 10, &pct) ||
+	    trace_stackmap_set_redefine(tr, pct))
+		return -EINVAL;
+
+	*ppos += cnt;
+	return cnt;
+}
+
+static const struct file_operations stackmap_redefine_fops = {
+	.open		= tracing_open_generic_tr,
+	.read		= stackmap_redefine_read,
+	.write		= stackmap_redefine_write,
+	.release	= tracing_release_generic_tr,
+	.llseek		= default_llseek,
+};
+
 /* Parse the 0 or 1 written to an option file; garbage is -EINVAL too. */
 static int stackmap_option_from_user(const char __user *ubuf, size_t cnt,
 				     bool *on)
@@ -763,6 +813,10 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 			  &stackmap_bin_fops);
 	trace_create_file("stack_map_size", TRACE_MODE_WRITE, d_tracer, tr,
 			  &stackmap_size_fops);
+	/* Before the file exists, no write can have set it. */
+	tr->stackmap.redefine_pct = TRACE_STACKMAP_DEFAULT_REDEFINE;
+	trace_create_file("stack_map_redefine", TRACE_MODE_WRITE, d_tracer, tr,
+			  &stackmap_redefine_fops);
 	if (!tr->options)
 		return;
 	trace_create_file("stackmap-expand", TRACE_MODE_WRITE, tr->options, tr,

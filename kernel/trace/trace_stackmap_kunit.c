@@ -277,6 +277,8 @@ STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_max_other, 5)
 #endif
 STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_def_a, 6)
 STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_def_b, 7)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_wrap_a, 10)
+STACKMAP_KUNIT_PRINTER(stackmap_kunit_print_wrap_b, 11)
 
 /* Does the stack pass through the function that contains @ip? */
 static bool stackmap_kunit_through(const unsigned long *calls,
@@ -964,6 +966,193 @@ static void stackmap_emit_footprint_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, trace_stackmap_emit(ctx->tr), -EFBIG);
 }
 
+/*
+ * A buffer in overwrite mode that wraps loses the definitions on the pages
+ * it overwrites. Once a CPU's buffer has overwritten the share of what it
+ * holds that stack_map_redefine allows, each stack is defined again at its
+ * next use there, so that a reader of what is left meets a definition
+ * before every id but those of the oldest share.
+ */
+
+/* Pages of each CPU's buffer in these cases. */
+#define STACKMAP_KUNIT_WRAP_PAGES	16
+/* Times the filler stack overwrites the whole buffer. */
+#define STACKMAP_KUNIT_WRAPS		4
+
+static const unsigned int overrun_pcts[] = { 0, 25, 50, 100 };
+
+static void overrun_pct_desc(const unsigned int *pct, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "stack_map_redefine %u", *pct);
+}
+
+KUNIT_ARRAY_PARAM(overrun_pct, overrun_pcts, overrun_pct_desc);
+
+/* What a walk of one CPU's buffer, oldest first, found of two stacks. */
+struct stackmap_kunit_wrap {
+	unsigned int	entries;	/* entries of any kind */
+	unsigned int	ids[2];		/* TRACE_STACK_ID of stack A, B */
+	unsigned int	defs[2];	/* TRACE_STACK_DEF of A, B */
+	unsigned int	undefined[2];	/* ids not after a definition */
+	unsigned int	last_undefined;	/* position of the last one, + 1 */
+	bool		last_defined;	/* the newest id of A follows one */
+	unsigned int	other;		/* ids or definitions of no stack here */
+};
+
+static void stackmap_kunit_wrap_walk(struct stackmap_kunit_ctx *ctx,
+				     struct trace_buffer *buffer, int cpu,
+				     const u32 *id,
+				     struct stackmap_kunit_wrap *w)
+{
+	struct ring_buffer_event *event;
+	struct ring_buffer_iter *iter;
+	struct trace_entry *ent;
+	bool defined[2] = { false, false };
+	unsigned int s;
+	u32 eid;
+	u64 ts;
+
+	memset(w, 0, sizeof(*w));
+	iter = ring_buffer_read_start(buffer, cpu, GFP_KERNEL);
+	if (!iter)
+		return;
+	while ((event = ring_buffer_iter_peek(iter, &ts))) {
+		ent = ring_buffer_event_data(event);
+		w->entries++;
+		if (ent->type != TRACE_STACK_ID && ent->type != TRACE_STACK_DEF)
+			goto next;
+		/* Both entries hold the id first. */
+		eid = ((struct stack_id_entry *)ent)->id;
+		s = eid == id[0] ? 0 : eid == id[1] ? 1 : 2;
+		if (s == 2) {
+			w->other++;
+			goto next;
+		}
+		if (ent->type == TRACE_STACK_DEF) {
+			w->defs[s]++;
+			defined[s] = true;
+			goto next;
+		}
+		w->ids[s]++;
+		if (!defined[s]) {
+			w->undefined[s]++;
+			w->last_undefined = w->entries;
+		}
+		if (!s)
+			w->last_defined = defined[s];
+next:
+		ring_buffer_iter_advance(iter);
+	}
+	ring_buffer_read_finish(iter);
+}
+
+/* The id of the stack the last print on this CPU into @tr recorded. */
+static u32 stackmap_kunit_last_id(struct trace_array *tr, int cpu)
+{
+	struct ring_buffer_event *event;
+	struct ring_buffer_iter *iter;
+	struct trace_entry *ent;
+	u32 id = 0;
+	u64 ts;
+
+	iter = ring_buffer_read_start(tr->array_buffer.buffer, cpu, GFP_KERNEL);
+	if (!iter)
+		return 0;
+	while ((event = ring_buffer_iter_peek(iter, &ts))) {
+		ent = ring_buffer_event_data(event);
+		if (ent->type == TRACE_STACK_ID)
+			id = ((struct stack_id_entry *)ent)->id;
+		ring_buffer_iter_advance(iter);
+	}
+	ring_buffer_read_finish(iter);
+	return id;
+}
+
+/*
+ * Stack A is used once, then stack B until the buffer has been overwritten
+ * STACKMAP_KUNIT_WRAPS times, then A again, all on one CPU. With
+ * stack_map_redefine at 0 (the buffer's losses are ignored), A's second
+ * id has no definition left in the buffer; with it on, it has, and the ids
+ * of B without one all lie in the oldest share of the buffer that the
+ * setting allows to be lost, and a page more: the ring buffer counts
+ * what it overwrote a page at a time.
+ */
+static void stackmap_defs_overrun_test(struct kunit *test)
+{
+	const unsigned int *pct = test->param_value;
+	struct stackmap_kunit_wrap w;
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_buffer *buffer;
+	struct trace_stackmap *sm;
+	unsigned long ip, lost, redefinitions, held;
+	unsigned int bound;
+	u32 id[2];
+	int cpu, round, rounds;
+
+	stackmap_kunit_defs_setup(test, &ctx);
+	sm = &ctx->tr->stackmap;
+	buffer = ctx->tr->array_buffer.buffer;
+	KUNIT_ASSERT_TRUE(test, ctx->tr->trace_flags & TRACE_ITER_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer,
+						 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
+	KUNIT_ASSERT_EQ(test, trace_stackmap_set_redefine(ctx->tr, *pct), 0);
+	redefinitions = atomic_long_read(&sm->redefinitions);
+
+	/* Every entry on this CPU's buffer: the one read back below. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	held = 0;
+	lost = 0;
+	/* Not unrolled: one call site of the printer of A, one stack. */
+	rounds = 2;
+	OPTIMIZER_HIDE_VAR(rounds);
+	for (round = 0; round < rounds; round++) {
+		while (round && lost < STACKMAP_KUNIT_WRAPS * held) {
+			stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
+			lost = ring_buffer_overrun_cpu(buffer, cpu);
+			if (!lost)
+				held = ring_buffer_entries_cpu(buffer, cpu);
+		}
+		if (round)
+			id[1] = stackmap_kunit_last_id(ctx->tr, cpu);
+		/* One call site: the same stack A both times. */
+		stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+		if (!round) {
+			id[0] = stackmap_kunit_last_id(ctx->tr, cpu);
+			held = ring_buffer_entries_cpu(buffer, cpu);
+			lost = 0;
+		}
+	}
+	migrate_enable();
+
+	KUNIT_ASSERT_NE(test, id[0], id[1]);
+	stackmap_kunit_wrap_walk(ctx, buffer, cpu, id, &w);
+	kunit_info(test, "%u entries kept of %lu lost; A: %u ids, %u defs; B: %u ids, %u defs, %u undefined up to entry %u; %lu redefinitions\n",
+		   w.entries, lost, w.ids[0], w.defs[0], w.ids[1], w.defs[1],
+		   w.undefined[1], w.last_undefined,
+		   atomic_long_read(&sm->redefinitions) - redefinitions);
+	KUNIT_EXPECT_EQ(test, w.other, 0);
+	/* The first prints of A went with the oldest pages. */
+	KUNIT_EXPECT_EQ(test, w.ids[0], STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_GT(test, w.ids[1], 0);
+	if (!*pct) {
+		KUNIT_EXPECT_FALSE(test, w.last_defined);
+		KUNIT_EXPECT_EQ(test, w.defs[0], 0);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->redefinitions),
+				redefinitions);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, w.last_defined);
+	KUNIT_EXPECT_EQ(test, w.defs[0], 1);
+	KUNIT_EXPECT_EQ(test, w.undefined[0], 0);
+	KUNIT_EXPECT_GE(test, w.defs[1], 1);
+	KUNIT_EXPECT_GE(test, atomic_long_read(&sm->redefinitions) - redefinitions,
+			STACKMAP_KUNIT_WRAPS * 100 / *pct - 1);
+	bound = w.entries * *pct / 100 + w.entries / STACKMAP_KUNIT_WRAP_PAGES;
+	KUNIT_EXPECT_LE(test, w.last_undefined, bound);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -980,6 +1169,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_emit_test),
 	KUNIT_CASE(stackmap_emit_too_big_test),
 	KUNIT_CASE(stackmap_emit_footprint_test),
+	KUNIT_CASE_PARAM(stackmap_defs_overrun_test, overrun_pct_gen_params),
 	{}
 };
 

@@ -46,6 +46,7 @@ static const struct sm_file files[] = {
 	{ "stack_map_stat",		false, true,  "0\n" },
 	{ "stack_map_bin",		false, false, "0\n" },
 	{ "stack_map_size",		true,  true,  "garbage\n", NULL, true },
+	{ "stack_map_redefine",		true,  true,  "101\n" },
 	{ "options/stackmap-expand",	true,  true,  "2\n" },
 	{ "options/stackmap-defs",	true,  true,  "2\n" },
 };
