@@ -6,7 +6,10 @@ stack ids of a trace resolve through the kernel_stack_def definitions the
 trace carries, with no map file, to the very stacks the kernel saw.
 
 Usage: check-tracecmd.py twin [--reset] --raw RAW --stat STAT REPORT
-       check-tracecmd.py map --raw RAW --counts ERR REPORT STACK_MAP
+       check-tracecmd.py map [--min-share PCT] [--prefix P] --raw RAW
+                             --counts ERR REPORT STACK_MAP
+       check-tracecmd.py stalled --raw RAW --two-pass REPORT2 --counts ERR
+                                 --map BUF=STACK_MAP... REPORT
 
 Both read the ids from RAW, "trace-cmd report" of the file without the
 stackmap plugin ("<stack_id 0x...>"), since a resolved id prints its
@@ -35,10 +38,32 @@ map: REPORT is "stackmap report" of an extracted trace, ERR what it
 printed on stderr, STACK_MAP the text of the traced instance's stack_map
 saved when it was extracted. Results:
 
-  ids-resolve      every kernel_stack_id printed a stack, and the counts
-                   "N ... resolved, M unresolved" of ERR say so too
+  ids-resolve      every kernel_stack_id printed a stack (with
+                   --min-share, at least PCT percent of them did), and
+                   the counts "N ... resolved, M unresolved" of ERR say
+                   so too (ERR may be "-" for a report that prints none:
+                   trace-cmd report with the plugin)
   equals-stack_map each printed stack is the stack of its id in
                    STACK_MAP, frame by frame (symbol and offset)
+
+--prefix P names the results P-ids-resolve and P-equals-stack_map.
+
+stalled: REPORT is "trace-cmd report" with the plugin of a recording of
+several buffers whose recorders were stopped until the buffers
+overwrote what they had not read; REPORT2 is "stackmap report" of it, ERR
+its stderr, and each --map the stack_map text of buffer BUF ("top" for
+the top instance) when the recording ended. Results:
+
+  lost-events         the report has "EVENTS DROPPED" lines
+  two-pass-resolve    every id of every buffer printed a stack in REPORT2
+  plugin-after-drop   in REPORT, on each buffer's CPU, every id after the
+                      first definition written after its first "EVENTS
+                      DROPPED" line printed a stack: the definitions
+                      followed the loss
+  equals-stack_map    every stack printed in REPORT or REPORT2 is the
+                      stack of its id in its buffer's stack_map
+  own-buffer          every id of a buffer has a definition in that
+                      buffer: none resolves through another's
 
 Prints "PASS name" or "FAIL name" for each result, and "# " lines that
 say what was compared, and for a failure why: the counts and the first
@@ -100,6 +125,7 @@ class Event:
         self.frames = []        # of a stack event: as printed
         self.stack = None       # of a traced event: its stack event
         self.id = None          # of a kernel_stack_id: from the raw report
+        self.after_drop = False  # the first event after "EVENTS DROPPED"
 
 
 def parse_report(path):
@@ -119,11 +145,13 @@ def parse_report(path):
             m = EVENT.fullmatch(line)
             if m:
                 buf = m.group('buf') or ''
-                if after_drop is not None:
+                dropped_before = after_drop is not None
+                if dropped_before:
                     buf, after_drop = after_drop, None
                 events.append(Event(n, buf, int(m.group('cpu')),
                                     m.group('name'),
                                     m.group('text').rstrip()))
+                events[-1].after_drop = dropped_before
                 continue
             m = FRAME.fullmatch(line)
             if m and events:
@@ -233,16 +261,21 @@ def read_counts(path):
     return int(good.group(1)), int(bad.group(1))
 
 
-def check_ids(events, buf, counts_path=None):
-    """ids-resolve of the ids of @buf, and the counts the tool printed
-    if @counts_path; returns the ids."""
+def check_ids(events, buf, counts_path=None, min_share=100.0,
+              name='ids-resolve'):
+    """@name: the ids of @buf resolve (at least @min_share percent of
+    them), and the counts the tool printed if @counts_path say so;
+    returns the ids."""
     ids = [e for e in events if e.buf == buf and e.name == STACK_ID]
     bad = [e for e in ids if not e.frames]
     defs = sum(e.buf == buf and e.name == STACK_DEF for e in events)
-    ok = not bad and len(ids) >= MIN_EVENTS
-    why = '%d ids, %d resolved, %d unresolved; %d definitions' % (
-        len(ids), len(ids) - len(bad), len(bad), defs)
-    if counts_path:
+    share = 100.0 * (len(ids) - len(bad)) / len(ids) if ids else 0.0
+    ok = share >= min_share and len(ids) >= MIN_EVENTS
+    why = '%d ids, %d resolved (%.2f%%), %d unresolved; %d definitions' % (
+        len(ids), len(ids) - len(bad), share, len(bad), defs)
+    if min_share < 100:
+        why += '; at least %g%% wanted' % min_share
+    if counts_path and counts_path != '-':
         counts = read_counts(counts_path)
         if counts is None:
             ok = False
@@ -250,12 +283,12 @@ def check_ids(events, buf, counts_path=None):
                 os.path.basename(counts_path))
         else:
             why += '; the tool counts %d resolved, %d unresolved' % counts
-            ok = ok and counts == (len(ids), 0)
+            ok = ok and counts == (len(ids) - len(bad), len(bad))
     if bad:
         why += '; first unresolved: ' + describe(bad[0])
     elif len(ids) < MIN_EVENTS:
         why += '; too few ids to tell'
-    result('ids-resolve', ok, why)
+    result(name, ok, why)
     return ids
 
 
@@ -367,39 +400,149 @@ def new_ids(events, ids):
     return bool(before) and bool(after) and not both and defs > 0, why
 
 
-def stack_map(args):
-    events, _ = parse_report(args.report)
-    unpaired = read_ids(events, args.raw)
-    bufs = sorted({e.buf for e in events if e.name == STACK_ID})
-    ids = check_ids(events, bufs[0] if len(bufs) == 1 else '', args.counts)
-    if unpaired or len(bufs) > 1:
-        result('equals-stack_map', False, unpaired or
-               'ids in several buffers: %s' % bufs)
-        return
-    try:
-        stacks = stackmap_text.read(args.stack_map)
-    except (OSError, stackmap_text.StackMapError) as e:
-        result('equals-stack_map', False, str(e))
-        return
-    differ = 0
+def compare_stacks(ids, stacks, map_name):
+    """(ok, why): each resolved id of @ids printed the stack of its id in
+    @stacks, read from @map_name; unresolved ids are left to
+    ids-resolve."""
+    differ = resolved = 0
     first = None
     for e in ids:
+        if not e.frames:
+            continue
+        resolved += 1
         want = stacks.get(e.id)
         if (want is None or [symbol(f, True) for f in e.frames] !=
                 [symbol(f, True) for f in want.frames]):
             differ += 1
             first = first or (e, want)
-    why = '%d ids, %d stacks in %s, %d differ' % (
-        len(ids), len(stacks), os.path.basename(args.stack_map), differ)
+    why = '%d resolved ids, %d stacks in %s, %d differ' % (
+        resolved, len(stacks), map_name, differ)
     if first:
         e, want = first
         why += '; first: id %s, %s\n  in %s: %s' % (
-            e.id, describe(e), os.path.basename(args.stack_map),
+            e.id, describe(e), map_name,
             'no such id' if want is None else
             ''.join('\n      [%d] %s' % f for f in enumerate(want.frames)))
-    elif len(ids) < MIN_EVENTS:
+    elif resolved < MIN_EVENTS:
         why += '; too few ids to tell'
-    result('equals-stack_map', not first and len(ids) >= MIN_EVENTS, why)
+    return not first and resolved >= MIN_EVENTS, why
+
+
+def read_stack_map(path):
+    """The stacks of a stack_map text, or the error as a string."""
+    try:
+        return stackmap_text.read(path)
+    except (OSError, stackmap_text.StackMapError) as e:
+        return str(e)
+
+
+def stack_map(args):
+    pre = args.prefix + '-' if args.prefix else ''
+    events, _ = parse_report(args.report)
+    unpaired = read_ids(events, args.raw)
+    bufs = sorted({e.buf for e in events if e.name == STACK_ID})
+    ids = check_ids(events, bufs[0] if len(bufs) == 1 else '', args.counts,
+                    args.min_share, pre + 'ids-resolve')
+    if unpaired or len(bufs) > 1:
+        result(pre + 'equals-stack_map', False, unpaired or
+               'ids in several buffers: %s' % bufs)
+        return
+    stacks = read_stack_map(args.stack_map)
+    if isinstance(stacks, str):
+        result(pre + 'equals-stack_map', False, stacks)
+        return
+    result(pre + 'equals-stack_map',
+           *compare_stacks(ids, stacks, os.path.basename(args.stack_map)))
+
+
+def first_def_after_drop(events):
+    """For each (buffer, CPU) that lost events: the index in @events of
+    its first event after an "EVENTS DROPPED" line, and of the first
+    definition from there on."""
+    dropped = {}
+    first = {}
+    for i, e in enumerate(events):
+        key = (e.buf, e.cpu)
+        if e.after_drop and key not in dropped:
+            dropped[key] = i
+        if key in dropped and key not in first and e.name == STACK_DEF:
+            first[key] = i
+    return dropped, first
+
+
+def stalled(args):
+    events, drops = parse_report(args.report)
+    result('lost-events', drops > 0,
+           '%d "EVENTS DROPPED" lines' % drops)
+    unpaired = read_ids(events, args.raw)
+    two, _ = parse_report(args.two_pass)
+    unpaired = unpaired or read_ids(two, args.raw)
+    bufs = sorted({e.buf for e in events if e.name == STACK_ID})
+    counts = read_counts(args.counts)
+    bad2 = [e for e in two if e.name == STACK_ID and not e.frames]
+    n2 = sum(e.name == STACK_ID for e in two)
+    why = '%d ids in %d buffers, %d unresolved' % (n2, len(bufs), len(bad2))
+    if counts is None:
+        why += '; no "N resolved, M unresolved" counts in %s' % (
+            os.path.basename(args.counts))
+    else:
+        why += '; the tool counts %d resolved, %d unresolved' % counts
+    if bad2:
+        why += '; first unresolved: ' + describe(bad2[0])
+    result('two-pass-resolve', not unpaired and not bad2 and
+           n2 >= MIN_EVENTS and counts == (n2, 0), unpaired or why)
+
+    dropped, first = first_def_after_drop(events)
+    after = late = missed = 0
+    bad = []
+    for i, e in enumerate(events):
+        key = (e.buf, e.cpu)
+        if e.name != STACK_ID or key not in dropped or i < dropped[key]:
+            continue
+        after += 1
+        missed += not e.frames
+        if key in first and i > first[key]:
+            late += 1
+            if not e.frames:
+                bad.append(e)
+    why = ('%d (buffer, CPU) streams lost events; %d ids after the loss, '
+           '%d of them unresolved; %d after the first definition that '
+           'followed it, %d of them unresolved' % (
+               len(dropped), after, missed, late, len(bad)))
+    if bad:
+        why += '; first: ' + describe(bad[0])
+    result('plugin-after-drop', not bad and late > 0, why)
+
+    maps = dict(m.split('=', 1) for m in args.map)
+    ok, whys = True, []
+    for buf in bufs:
+        name = 'top' if buf == '' else buf
+        stacks = read_stack_map(maps.get(name, '/nonexistent'))
+        if isinstance(stacks, str):
+            ok = False
+            whys.append('%s: %s' % (name, stacks))
+            continue
+        for report in (events, two):
+            ids = [e for e in report if e.buf == buf and e.name == STACK_ID]
+            good, why = compare_stacks(ids, stacks, 'stack_map of ' + name)
+            ok = ok and good
+            whys.append(why)
+    result('equals-stack_map', ok and bool(bufs), '\n'.join(whys))
+
+    defined = collections.defaultdict(set)
+    for e in events:
+        if e.name == STACK_DEF:
+            m = re.search(r'<stack_def (0x[0-9a-f]{8})', e.text)
+            if m:
+                defined[e.buf].add(m.group(1))
+    strays = [e for e in two if e.name == STACK_ID and e.frames and
+              e.id not in defined[e.buf]]
+    why = '%d definitions in %d buffers; %d resolved ids with no ' \
+        'definition in their buffer' % (
+            sum(len(d) for d in defined.values()), len(defined), len(strays))
+    if strays:
+        why += '; first: ' + describe(strays[0])
+    result('own-buffer', not strays and len(defined) == len(bufs) > 1, why)
 
 
 def main():
@@ -412,15 +555,25 @@ def main():
     t.add_argument('--stat', required=True)
     t.add_argument('report')
     m = sub.add_parser('map')
+    m.add_argument('--min-share', type=float, default=100.0)
+    m.add_argument('--prefix', default='')
     m.add_argument('--raw', required=True)
     m.add_argument('--counts', required=True)
     m.add_argument('report')
     m.add_argument('stack_map')
+    st = sub.add_parser('stalled')
+    st.add_argument('--raw', required=True)
+    st.add_argument('--two-pass', required=True)
+    st.add_argument('--counts', required=True)
+    st.add_argument('--map', action='append', default=[])
+    st.add_argument('report')
     args = p.parse_args()
     if args.mode == 'twin':
         twin(args)
-    else:
+    elif args.mode == 'map':
         stack_map(args)
+    else:
+        stalled(args)
 
 
 if __name__ == '__main__':

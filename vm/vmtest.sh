@@ -93,7 +93,8 @@ tracecmd_receive() {
 
 	sed -n '/^TRACECMD-BEGIN$/,/^TRACECMD-END$/p' "$out/ktap.txt" | sed '1d;$d' |
 		base64 -d | tar -xzf - -C "$tc/received" 2>/dev/null || return 1
-	cp "$tc/received"/*.stack_map "$tc/received"/*.log "$tc/" 2>/dev/null
+	cp "$tc/received"/*.stack_map "$tc/received"/*.log \
+		"$tc/received"/*.redefine "$tc/" 2>/dev/null
 	[ ! -e "$tc/received/split.txt" ] || while read -r name sum; do
 		cat "$tc/received/$name.head" "$tc/received/kallsyms.section" \
 			"$tc/received/$name.tail" > "$tc/$name" || return 1
@@ -105,7 +106,9 @@ tracecmd_receive() {
 	for name in "$tc/received"/*.dat; do
 		[ ! -e "$name" ] || cp "$name" "$tc/"
 	done
-	[ -s "$tc/record.dat" ] && [ -s "$tc/reset.dat" ] && [ -s "$tc/flight.dat" ]
+	for name in record reset flight wrapped stalled; do
+		[ -s "$tc/$name.dat" ] || return 1
+	done
 }
 # Record the results CHECKS of the checker's output FILE as
 # $step:tracecmd:TEST-CHECK, FAIL for any it did not print, and show
@@ -132,6 +135,8 @@ checker=$root/vm/check-tracecmd.py
 : > "$tc/record.check"
 : > "$tc/reset.check"
 : > "$tc/flight.check"
+: > "$tc/wrapped.check"
+: > "$tc/stalled.check"
 if tracecmd_receive; then
 	record PASS "$step:tracecmd:files-received"
 	for test in record reset; do
@@ -154,12 +159,41 @@ if tracecmd_receive; then
 		"$checker" map --raw "$tc/flight.raw.txt" --counts "$tc/flight.err" \
 			"$tc/flight.txt" "$tc/flight.stack_map" > "$tc/flight.check" 2>&1
 	fi
+	# The wrapped flight recorder, without "emit": the definitions the
+	# kernel wrote again as the buffer wrapped resolve 99% of its ids or
+	# more for a reader of the whole trace; the plugin, which resolves
+	# as it reads, misses at most the ids of the oldest share of each
+	# CPU's buffer, stack_map_redefine percent of it.
+	tracecmd_report wrapped
+	redefine=$(cat "$tc/wrapped.redefine" 2>/dev/null || echo 0)
+	"$tool" report "$tc/wrapped.dat" > "$tc/wrapped.2.txt" 2> "$tc/wrapped.2.err"
+	{
+		"$checker" map --min-share 99 --raw "$tc/wrapped.raw.txt" \
+			--counts "$tc/wrapped.2.err" "$tc/wrapped.2.txt" \
+			"$tc/wrapped.stack_map"
+		"$checker" map --prefix plugin --min-share $((100 - redefine)) \
+			--raw "$tc/wrapped.raw.txt" --counts - "$tc/wrapped.txt" \
+			"$tc/wrapped.stack_map"
+	} > "$tc/wrapped.check" 2>&1
+	# The stalled recorder: both buffers lost what their stopped
+	# recorders did not read; the definitions follow the loss.
+	tracecmd_report stalled
+	"$tool" report "$tc/stalled.dat" > "$tc/stalled.2.txt" 2> "$tc/stalled.2.err"
+	"$checker" stalled --raw "$tc/stalled.raw.txt" \
+		--two-pass "$tc/stalled.2.txt" --counts "$tc/stalled.2.err" \
+		--map top="$tc/stalled.stack_map" \
+		--map stalled="$tc/stalled-instance.stack_map" \
+		"$tc/stalled.txt" > "$tc/stalled.check" 2>&1
 else
 	record FAIL "$step:tracecmd:files-received"
 fi
 tracecmd_results record "$tc/record.check" no-loss ids-resolve equals-twin
 tracecmd_results reset "$tc/reset.check" no-loss ids-resolve equals-twin new-ids
 tracecmd_results flight "$tc/flight.check" ids-resolve equals-stack_map
+tracecmd_results wrapped "$tc/wrapped.check" ids-resolve equals-stack_map \
+	plugin-ids-resolve plugin-equals-stack_map
+tracecmd_results stalled "$tc/stalled.check" lost-events two-pass-resolve \
+	plugin-after-drop equals-stack_map own-buffer
 
 for boot in test boottest; do
 	status=PASS

@@ -15,6 +15,15 @@
 #           stack_map text right after the emit as ground truth
 #   reset   as record, with "reset" written to stack_map halfway, between
 #           two trace_marker lines
+#   wrapped an overwrite-mode instance that the make run workload wraps
+#           WRAPS times or more, read out with trace-cmd extract and no
+#           "emit": the definitions it holds are those the kernel wrote
+#           again as the buffer lost its older ones (stack_map_redefine);
+#           its stack_map text as ground truth
+#   stalled trace-cmd record of the top instance and of an instance
+#           (-B stalled), both with stackmap, whose recorders are stopped
+#           (SIGSTOP) for STALL_S seconds while two workloads keep storing
+#           stacks: the buffers overwrite what the recorders did not read
 #
 # The traced events are those of one process (a fork loop), held until
 # the buffers are on: nothing else of the guest goes in, the files stay
@@ -33,6 +42,13 @@ FORKS=20
 # Forks of the flight recorder, whose buffer they must overwrite.
 FLIGHT_FORKS=200
 FLIGHT_KB=64
+# The wrapped flight recorder: its buffer, and how often every CPU's
+# buffer must have overwritten what it holds.
+WRAP_KB=32
+WRAPS=10
+# The stalled recorder: its buffers, and how long its recorders stop.
+STALL_KB=64
+STALL_S=3
 
 start=$(cut -d' ' -f1 /proc/uptime)
 rm -rf $D
@@ -155,8 +171,26 @@ nonempty_run() { # name
 	[ $rc -eq 0 ] && [ -s $D/$1.dat ]
 }
 
+# Has every CPU's buffer of instance $1 that holds events overwritten
+# $2 times what it holds?
+wrapped() { # dir times
+	cat "$1"/per_cpu/cpu*/stats | awk -v times="$2" '
+		$1 == "entries:" { e = $2 }
+		$1 == "overrun:" { if (e > 0) { n++; if ($2 < times * e) short++ } }
+		END { exit !(n > 0 && !short) }'
+}
+
+# The pids of the children of $1.
+children() { # pid
+	for s in /proc/[0-9]*/stat; do
+		# shellcheck disable=SC2034 # comm and state are skipped
+		read -r pid comm state ppid rest < "$s" 2>/dev/null || continue
+		[ "$ppid" = "$1" ] && echo "$pid"
+	done
+}
+
 echo "KTAP version 1"
-echo "1..11"
+echo "1..15"
 
 v=$(trace-cmd --version 2>&1 | grep 'trace-cmd version')
 echo "# $v"
@@ -222,6 +256,94 @@ check "reset: trace-cmd record exited 0, reset.dat not empty" \
 check "reset: stack_map accepted reset while recording" \
 	[ "$(cat $D/reset.rc 2>/dev/null)" = 0 ]
 check "reset: no event lost" no_loss reset
+
+echo "tracecmd: wrapped"
+W=$T/instances/wrapped
+mkdir $W
+echo 0 > $W/tracing_on
+echo $WRAP_KB > $W/buffer_size_kb
+echo 1 > $W/options/overwrite
+echo 1 > $W/options/stacktrace
+echo 1 > $W/options/stackmap
+for e in $EVENTS; do
+	echo 1 > $W/events/${e%%:*}/${e#*:}/enable
+done
+cat $W/stack_map_redefine > $D/wrapped.redefine
+echo "# wrapped: stack_map_redefine $(cat $D/wrapped.redefine)"
+echo 1 > $W/tracing_on
+rounds=0
+while ! wrapped $W $WRAPS && [ $rounds -lt 400 ]; do
+	/vm/workload.sh 5 > /dev/null 2>&1
+	rounds=$((rounds + 5))
+done
+echo 0 > $W/tracing_on
+cat $W/stack_map > $D/wrapped.stack_map
+cat $W/stack_map_stat > $D/wrapped.stack_map_stat
+grep -E '^(definitions|redefinitions|records):' $D/wrapped.stack_map_stat | sed 's/^/# wrapped: /'
+cat $W/per_cpu/cpu*/stats | awk '$1 == "entries:" || $1 == "overrun:" { print "# wrapped:", $0 }'
+check "wrapped: every CPU's buffer overwrote what it holds $WRAPS times ($rounds rounds)" \
+	wrapped $W $WRAPS
+trace-cmd extract -B wrapped -o $D/wrapped.dat > $D/wrapped.log 2>&1
+rc=$?
+cat $D/wrapped.log
+check "wrapped: trace-cmd extract exited 0, wrapped.dat not empty" \
+	nonempty_run wrapped
+if [ -d $W ]; then
+	echo 0 > $W/options/stackmap
+	rmdir $W
+fi
+
+echo "tracecmd: stalled"
+echo 0 > $T/tracing_on
+# Made here, not by trace-cmd, which would remove it before its
+# stack_map could be read.
+mkdir $T/instances/stalled
+/vm/workload.sh 100000 > /dev/null 2>&1 &
+w1=$!
+/vm/workload.sh 100000 > /dev/null 2>&1 &
+w2=$!
+set --
+for e in $EVENTS; do
+	set -- "$@" -e "$e"
+done
+trace-cmd record -o $D/stalled.dat -b $STALL_KB -O stacktrace -O stackmap \
+	"$@" -B stalled -b $STALL_KB -O stacktrace -O stackmap "$@" \
+	> $D/stalled.log 2>&1 &
+tc=$!
+i=0
+while ! armed $T $T/instances/stalled; do
+	i=$((i + 1))
+	if [ $i -gt 600 ] || ! kill -0 $tc 2>/dev/null; then
+		echo "tracecmd: stalled: trace-cmd did not start tracing" >> $D/stalled.log
+		break
+	fi
+	sleep 0.1 2>/dev/null || sleep 1
+done
+sleep 1
+recorders="$(children $tc)"
+echo "# stalled: stopping trace-cmd $tc and its recorders" $recorders
+kill -STOP $recorders $tc
+sleep $STALL_S
+kill -CONT $tc $recorders
+sleep 1
+kill $w1 $w2
+wait $w1 $w2 2>/dev/null
+kill -INT $tc
+wait $tc
+rc=$?
+cat $D/stalled.log
+cat $T/stack_map > $D/stalled.stack_map
+cat $T/instances/stalled/stack_map > $D/stalled-instance.stack_map 2>/dev/null
+grep -h '^redefinitions:' $T/stack_map_stat $T/instances/stalled/stack_map_stat 2>/dev/null |
+	sed 's/^/# stalled: /'
+echo 1 > $T/tracing_on
+check "stalled: trace-cmd record exited 0, stalled.dat not empty" \
+	nonempty_run stalled
+check "stalled: the stopped recorders lost events" grep -q 'events lost' $D/stalled.log
+if [ -d $T/instances/stalled ]; then
+	echo 0 > $T/instances/stalled/options/stackmap
+	rmdir $T/instances/stalled
+fi
 
 rm -f $D/go $D/reset.rc $D/report.txt
 
