@@ -364,6 +364,52 @@ def tracecmd_report(raw, out, summary):
             print("    ..." if i is None else "    " + lines[i][:110])
 
 
+def flight_report(raw, out, summary):
+    """The stackmap session's wrapped buffer, read out with trace-cmd
+    extract and no "emit": how many of its ids each reader resolves from
+    the definitions the kernel wrote again as the buffer wrapped."""
+    d = os.path.join(raw, "on")
+    dat = os.path.join(d, "flight.dat")
+    tools = os.environ.get("STACKMAP_TOOLS", "")
+    if not os.path.exists(dat) or not os.path.getsize(dat):
+        return
+    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=tools)
+    tc = subprocess.run(["trace-cmd", "report", "-i", dat], env=env,
+                        capture_output=True, text=True, errors="replace")
+    lines = tc.stdout.splitlines()
+    ids = [l for l in lines if " kernel_stack_id: " in l]
+    resolved = [l for l in ids if l.rstrip().endswith("<stack trace>")]
+    defs = sum(" kernel_stack_def: " in l for l in lines)
+    redefine = open(os.path.join(d, "redefine")).read().strip() \
+        if os.path.exists(os.path.join(d, "redefine")) else "?"
+    smstat = read_kv(os.path.join(d, "stack_map_stat"))
+    print()
+    print(f"Flight recorder: the stackmap session's wrapped buffer, "
+          f"trace-cmd extract, no emit (stack_map_redefine {redefine}, "
+          f"{int(smstat.get('redefinitions', 0)):,} redefinitions):")
+    share = 100.0 * len(resolved) / len(ids) if ids else 0.0
+    print(f"  trace-cmd report + plugin (one pass): {len(resolved):,} of "
+          f"{len(ids):,} ids resolved ({share:.1f}%), {defs:,} definitions "
+          f"in the file")
+    entry = {"redefine": redefine, "stack_ids": len(ids),
+             "plugin_resolved": len(resolved), "definitions": defs}
+    if tools and os.path.exists(os.path.join(tools, "stackmap")):
+        rep = subprocess.run([os.path.join(tools, "stackmap"), "report", dat],
+                             capture_output=True, text=True, errors="replace")
+        m = re.search(r"(\d+) stack ids resolved.*?(\d+) unresolved",
+                      rep.stderr)
+        if m:
+            good, bad = int(m.group(1)), int(m.group(2))
+            share = 100.0 * good / (good + bad) if good + bad else 0.0
+            print(f"  stackmap report (two passes): {good:,} of "
+                  f"{good + bad:,} ids resolved ({share:.1f}%)")
+            entry["report_resolved"] = good
+            entry["report_unresolved"] = bad
+        else:
+            print(f"  stackmap report: {rep.stderr.strip()}")
+    summary["flight"] = entry
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: run-report.py RAWDIR OUTDIR", file=sys.stderr)
@@ -466,6 +512,7 @@ def main():
     folded = write_folded(on, os.path.join(out, "stacks.folded"))
     write_flamegraph(folded, os.path.join(out, "flamegraph.svg"),
                      "stackmap session: kernel stacks of traced events")
+    flight_report(raw, out, summary)
     tracecmd_report(raw, out, summary)
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)

@@ -9,8 +9,9 @@
 # 256), EVENTS (comma-separated system:event, default
 # kmem:kmem_cache_alloc,sched:sched_switch), WORKLOAD (a shell command run
 # in the guest, default vm/guest/workload.sh), DURATION (seconds after
-# which the workload is stopped, 1-600, default 60). Writes out/run/
-# (x86_64) or out/run-ARCH/.
+# which the workload is stopped, 1-600, default 60), REDEFINE (the
+# stackmap session's stack_map_redefine, 0-100, default the kernel's).
+# Writes out/run/ (x86_64) or out/run-ARCH/.
 
 set -euo pipefail
 
@@ -21,6 +22,7 @@ buffer_kb=${BUFFER_KB:-256}
 events=${EVENTS:-kmem:kmem_cache_alloc,sched:sched_switch}
 duration=${DURATION:-60}
 workload=${WORKLOAD:-}
+redefine=${REDEFINE:-}
 
 die() {
 	echo "make run: $*" >&2
@@ -34,7 +36,10 @@ die() {
 	die "EVENTS='$events': want system:event[,system:event...], e.g. kmem:kmem_cache_alloc"
 [[ "$duration" =~ ^[0-9]+$ ]] && [ "$duration" -ge 1 ] && [ "$duration" -le 600 ] ||
 	die "DURATION='$duration': want an integer from 1 to 600 (seconds)"
+[ -z "$redefine" ] || { [[ "$redefine" =~ ^(0|[1-9][0-9]?|100)$ ]] ||
+	die "REDEFINE='$redefine': want an integer from 0 to 100 (percent)"; }
 args="vm.buffer_kb=$buffer_kb vm.events=$events vm.duration=$duration"
+[ -z "$redefine" ] || args="$args vm.redefine=$redefine"
 if [ -n "$workload" ]; then
 	args="$args vm.workload=$(printf '%s' "$workload" | base64 -w0)"
 	[ ${#args} -lt 1500 ] || die "WORKLOAD is too long for the kernel command line"

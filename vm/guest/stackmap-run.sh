@@ -7,19 +7,22 @@
 # report as a base64 tar stream on stdout (the results port).
 #
 # Kernel command line: vm.buffer_kb=N vm.events=sys:ev,sys:ev
-# vm.duration=SECONDS vm.workload=BASE64 (a shell command; default below).
+# vm.duration=SECONDS vm.workload=BASE64 (a shell command; default below)
+# vm.redefine=PERCENT (stack_map_redefine of the stackmap session).
 
 T=/sys/kernel/tracing
 buffer_kb=256
 events=kmem:kmem_cache_alloc,sched:sched_switch
 duration=20
 workload=
+redefine=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	vm.buffer_kb=*) buffer_kb=${arg#*=} ;;
 	vm.events=*) events=${arg#*=} ;;
 	vm.duration=*) duration=${arg#*=} ;;
 	vm.workload=*) workload=$(echo "${arg#*=}" | base64 -d) ;;
+	vm.redefine=*) redefine=${arg#*=} ;;
 	esac
 done
 [ -n "$workload" ] || workload=/vm/workload.sh
@@ -46,6 +49,8 @@ session() {
 	if [ "$mode" = on ]; then
 		echo 1 > $T/options/stackmap
 		echo reset > $T/stack_map
+		[ -z "$redefine" ] || echo "$redefine" > $T/stack_map_redefine
+		cat $T/stack_map_redefine > "$dir/redefine"
 	else
 		echo 0 > $T/options/stackmap
 	fi
@@ -73,6 +78,11 @@ session() {
 	if [ "$mode" = on ]; then
 		cat $T/stack_map > "$dir/stack_map"
 		cat $T/stack_map_bin > "$dir/stack_map_bin"
+		# The same wrapped buffer as a flight recorder's reader gets
+		# it, with no "emit": trace-cmd extract (which consumes it,
+		# after the trace text above).
+		command -v trace-cmd > /dev/null &&
+			trace-cmd extract -o "$dir/flight.dat" > "$dir/flight.log" 2>&1
 	fi
 	for f in $T/events/ftrace/kernel_stack/format \
 		 $T/events/ftrace/kernel_stack_id/format \
