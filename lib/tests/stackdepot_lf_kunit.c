@@ -1838,7 +1838,7 @@ static void test_refs_concurrent(struct kunit *test)
  * their calls, exactly one per stack is told it set the mark. A second
  * round runs while the test thread clears the marks over and over: every
  * stack is then told first at least once more, and once more only after
- * the last clearing.
+ * the last clearing. A third races on the cleared marks of stored stacks.
  */
 #define MARKS_STACKS	64
 #define MARKS_ROUNDS	200
@@ -1943,6 +1943,22 @@ static void test_marks_concurrent(struct kunit *test)
 	for (i = 0; i < MARKS_STACKS; i++)
 		some += atomic_read(&ctx->first[i]) >= 1;
 	KUNIT_EXPECT_EQ(test, some, MARKS_STACKS);
+
+	/*
+	 * Stored stacks whose marks were cleared: the threads race on the
+	 * marks alone, and again exactly one call per stack is told first
+	 * (a stack its user would define twice otherwise).
+	 */
+	stackdepot_lf_clear_marks(depot);
+	for (i = 0; i < MARKS_STACKS; i++)
+		atomic_set(&ctx->first[i], 0);
+	marks_round(test, ctx, depot, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	once = 0;
+	for (i = 0; i < MARKS_STACKS; i++)
+		once += atomic_read(&ctx->first[i]) == 1;
+	KUNIT_EXPECT_EQ(test, once, MARKS_STACKS);
+
 	stackdepot_lf_clear_marks(depot);
 	for (i = 0; i < MARKS_STACKS; i++) {
 		KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ctx->depot, 12,

@@ -346,6 +346,39 @@ static int invisible_thread(void *arg)
 	return 0;
 }
 
+/*
+ * The marked path of get_id_rcu refuses such a caller too, as its user
+ * (ftrace) reaches it, and sets no mark for it: the next caller that
+ * grace periods wait for is the one told first.
+ */
+static void test_invisible_caller_marked(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf __rcu *ptr;
+	unsigned long entries[TEST_DEPTH];
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id = 0;
+	bool first = false;
+	int ret;
+
+	RCU_INIT_POINTER(ptr, depot);
+	get_id_grown(test, depot, 9, 700);
+	make_stack(entries, 9, 700);
+	sdlf_invisible = true;
+	ret = stackdepot_lf_get_id_rcu(&ptr, entries, 9, &id, &first);
+	sdlf_invisible = false;
+	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	KUNIT_EXPECT_FALSE(test, first);
+	/* Refused before it loads the pointer: its user counts it. */
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_context, 0);
+
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id_rcu(&ptr, entries, 9,
+							  &id, &first));
+	KUNIT_EXPECT_TRUE(test, first);
+	expect_resolves(test, depot, id, 9, 700);
+}
+
 static void test_invisible_caller(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
@@ -672,6 +705,7 @@ static struct kunit_case stackdepot_lf_harness_cases[] = {
 	KUNIT_CASE(test_growth_enomem),
 	KUNIT_CASE(test_ref_blocks_stalled),
 	KUNIT_CASE(test_invisible_caller),
+	KUNIT_CASE(test_invisible_caller_marked),
 	KUNIT_CASE(test_lost_race_given_back),
 	KUNIT_CASE(test_lost_races_concurrent),
 	KUNIT_CASE(test_clear_marks_ordered),
