@@ -1068,6 +1068,44 @@ static u32 stackmap_kunit_last_id(struct trace_array *tr, int cpu)
 	return id;
 }
 
+/* Where stackmap_defs_overrun_test() is, between its uses of stack A. */
+struct stackmap_kunit_wrapping {
+	struct trace_buffer	*buffer;
+	int			cpu;
+	unsigned int		uses;	/* of stack A so far */
+	unsigned long		held;	/* entries the buffer held unwrapped */
+	unsigned long		lost;	/* entries it overwrote */
+	u32			id[2];	/* of stacks A and B */
+};
+
+/* After the first use of A: B until the buffer wrapped often enough. */
+static noinline void stackmap_kunit_wrap_fill(struct kunit *test,
+					      struct stackmap_kunit_ctx *ctx,
+					      struct stackmap_kunit_wrapping *wr)
+{
+	unsigned long ip;
+
+	if (!wr->uses)
+		return;
+	while (wr->lost < STACKMAP_KUNIT_WRAPS * wr->held) {
+		stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
+		wr->lost = ring_buffer_overrun_cpu(wr->buffer, wr->cpu);
+		if (!wr->lost)
+			wr->held = ring_buffer_entries_cpu(wr->buffer, wr->cpu);
+	}
+	wr->id[1] = stackmap_kunit_last_id(ctx->tr, wr->cpu);
+}
+
+/* After a use of A: its id, the first time. */
+static noinline void stackmap_kunit_wrap_note(struct stackmap_kunit_ctx *ctx,
+					      struct stackmap_kunit_wrapping *wr)
+{
+	if (!wr->uses++) {
+		wr->id[0] = stackmap_kunit_last_id(ctx->tr, wr->cpu);
+		wr->held = ring_buffer_entries_cpu(wr->buffer, wr->cpu);
+	}
+}
+
 /*
  * Stack A is used once, then stack B until the buffer has been overwritten
  * STACKMAP_KUNIT_WRAPS times, then A again, all on one CPU. With
@@ -1084,7 +1122,8 @@ static void stackmap_defs_overrun_test(struct kunit *test)
 	struct stackmap_kunit_ctx *ctx;
 	struct trace_buffer *buffer;
 	struct trace_stackmap *sm;
-	unsigned long ip, lost, redefinitions, held;
+	unsigned long ip, lost, redefinitions;
+	struct stackmap_kunit_wrapping wr;
 	unsigned int bound;
 	u32 id[2];
 	int cpu, round, rounds;
@@ -1102,28 +1141,24 @@ static void stackmap_defs_overrun_test(struct kunit *test)
 	/* Every entry on this CPU's buffer: the one read back below. */
 	migrate_disable();
 	cpu = smp_processor_id();
-	held = 0;
-	lost = 0;
-	/* Not unrolled: one call site of the printer of A, one stack. */
+	memset(&wr, 0, sizeof(wr));
+	wr.buffer = buffer;
+	wr.cpu = cpu;
+	/*
+	 * One call site of the printer of A, in a loop the compiler can
+	 * neither unroll nor peel (no test of @round in its body): the
+	 * same stack A both times.
+	 */
 	rounds = 2;
 	OPTIMIZER_HIDE_VAR(rounds);
 	for (round = 0; round < rounds; round++) {
-		while (round && lost < STACKMAP_KUNIT_WRAPS * held) {
-			stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
-			lost = ring_buffer_overrun_cpu(buffer, cpu);
-			if (!lost)
-				held = ring_buffer_entries_cpu(buffer, cpu);
-		}
-		if (round)
-			id[1] = stackmap_kunit_last_id(ctx->tr, cpu);
-		/* One call site: the same stack A both times. */
+		stackmap_kunit_wrap_fill(test, ctx, &wr);
 		stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
-		if (!round) {
-			id[0] = stackmap_kunit_last_id(ctx->tr, cpu);
-			held = ring_buffer_entries_cpu(buffer, cpu);
-			lost = 0;
-		}
+		stackmap_kunit_wrap_note(ctx, &wr);
 	}
+	lost = wr.lost;
+	id[0] = wr.id[0];
+	id[1] = wr.id[1];
 	migrate_enable();
 
 	KUNIT_ASSERT_NE(test, id[0], id[1]);
