@@ -295,9 +295,6 @@ fi
 
 echo "tracecmd: stalled"
 echo 0 > $T/tracing_on
-# Made here, not by trace-cmd, which would remove it before its
-# stack_map could be read.
-mkdir $T/instances/stalled
 /vm/workload.sh 100000 > /dev/null 2>&1 &
 w1=$!
 /vm/workload.sh 100000 > /dev/null 2>&1 &
@@ -328,14 +325,19 @@ kill -CONT $tc $recorders
 sleep 1
 kill $w1 $w2
 wait $w1 $w2 2>/dev/null
+# The maps now, while the instance trace-cmd made still exists (it
+# removes it when it ends), with both buffers off: no id comes after.
+echo 0 > $T/instances/stalled/tracing_on
+echo 0 > $T/tracing_on
+cat $T/stack_map > $D/stalled.stack_map
+cat $T/instances/stalled/stack_map > $D/stalled-instance.stack_map
+for d in $T $T/instances/stalled; do
+	grep -h '^redefinitions:' $d/stack_map_stat | sed 's/^/# stalled: /'
+done
 kill -INT $tc
 wait $tc
 rc=$?
 cat $D/stalled.log
-cat $T/stack_map > $D/stalled.stack_map
-cat $T/instances/stalled/stack_map > $D/stalled-instance.stack_map 2>/dev/null
-grep -h '^redefinitions:' $T/stack_map_stat $T/instances/stalled/stack_map_stat 2>/dev/null |
-	sed 's/^/# stalled: /'
 echo 1 > $T/tracing_on
 check "stalled: trace-cmd record exited 0, stalled.dat not empty" \
 	nonempty_run stalled
