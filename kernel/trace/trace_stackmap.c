@@ -258,7 +258,8 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
  * Has this CPU's @buffer overwritten, since the stacks were last defined
  * again, the share of it that stack_map_redefine allows? The ring buffer
  * counts the events it overwrote (overrun); as long as that count has not
- * moved, one load and two compares tell that nothing was lost.
+ * moved, reading it (ring_buffer_overrun_cpu()) and two compares tell
+ * that nothing was lost.
  *
  * The per-CPU state is written only on this CPU, but an interrupt or NMI
  * may record a stack between a load and a store of the task it
