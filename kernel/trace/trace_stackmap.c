@@ -221,9 +221,10 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 					     struct trace_buffer *buffer,
 					     int cpu, unsigned long lost)
 {
-	unsigned long held;
+	unsigned long held, seen, seq;
 	unsigned int pct;
 
+	seen = READ_ONCE(sc->seen);
 	WRITE_ONCE(sc->seen, lost);
 	/*
 	 * A buffer swapped in, or reset (its counts start again): the swap
@@ -236,6 +237,17 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 		WRITE_ONCE(sc->span, 1);
 		return false;
 	}
+	/*
+	 * Another CPU had the stacks defined again since this one last
+	 * looked: the definitions written since stand for this CPU's buffer
+	 * too. Count its losses from its last look, before that, so as to
+	 * count too much rather than too little.
+	 */
+	seq = atomic_long_read(&sm->redefinitions);
+	if (seq != READ_ONCE(sc->seq)) {
+		WRITE_ONCE(sc->seq, seq);
+		WRITE_ONCE(sc->base, seen);
+	}
 	/* Pairs with WRITE_ONCE() in trace_stackmap_set_redefine(). */
 	pct = READ_ONCE(sm->redefine_pct);
 	if (!pct || lost - READ_ONCE(sc->base) < READ_ONCE(sc->span))
@@ -243,14 +255,14 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 
 	/*
 	 * The buffer overwrote its share since the stacks were last defined
-	 * again: the definitions it held then may be gone. Until it
-	 * overwrites that share of what it holds now, the definitions
-	 * written from here on stand for it.
+	 * again: the definitions it held then may be gone. Until it, or any
+	 * other CPU's buffer, overwrites that share of what it holds now,
+	 * the definitions written from here on stand for it.
 	 */
 	held = ring_buffer_entries_cpu(buffer, cpu);
 	WRITE_ONCE(sc->base, lost);
 	WRITE_ONCE(sc->span, max(mult_frac(held, pct, 100), 1UL));
-	atomic_long_inc(&sm->redefinitions);
+	WRITE_ONCE(sc->seq, atomic_long_inc_return(&sm->redefinitions));
 	return true;
 }
 

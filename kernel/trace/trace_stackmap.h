@@ -32,10 +32,11 @@ struct dentry;
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
 /*
  * Default share, in percent of what a CPU's buffer holds, that the buffer
- * may overwrite before the stacks are defined again: see stack_map_redefine
- * in Documentation/trace/ftrace-stackmap.rst.
+ * may overwrite before the stacks are defined again: the whole of it, so
+ * that the definitions cost a few percent of a wrapping buffer, not a
+ * tenth (see stack_map_redefine in Documentation/trace/ftrace-stackmap.rst).
  */
-#define TRACE_STACKMAP_DEFAULT_REDEFINE	50U
+#define TRACE_STACKMAP_DEFAULT_REDEFINE	100U
 
 #ifdef CONFIG_FTRACE_STACKMAP
 
@@ -45,6 +46,8 @@ struct dentry;
  * @seen: its count of overwritten events at the last look
  * @base: that count when the stacks were last defined again
  * @span: events it may overwrite after @base before they are defined again
+ * @seq: the instance's count of redefinitions when @base was taken: one
+ *	by another CPU moves @base too
  *
  * Read and written only on its CPU, by the recording path at any context
  * level: see stackmap_lost_defs().
@@ -54,6 +57,7 @@ struct trace_stackmap_cpu {
 	unsigned long		seen;
 	unsigned long		base;
 	unsigned long		span;
+	unsigned long		seq;
 };
 
 /**
