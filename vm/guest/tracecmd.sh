@@ -18,8 +18,8 @@
 #   wrapped an overwrite-mode instance that the make run workload wraps
 #           WRAPS times or more, read out with trace-cmd extract and no
 #           "emit": the definitions it holds are those the kernel wrote
-#           again as the buffer lost its older ones (stack_map_redefine);
-#           its stack_map text as ground truth
+#           again as the buffer lost its older ones (stack_map_redefine
+#           at WRAP_REDEFINE); its stack_map text as ground truth
 #   stalled trace-cmd record of the top instance and of an instance
 #           (-B stalled), both with stackmap, whose recorders are stopped
 #           (SIGSTOP) for STALL_S seconds while two workloads keep storing
@@ -46,6 +46,7 @@ FLIGHT_KB=64
 # buffer must have overwritten what it holds.
 WRAP_KB=32
 WRAPS=10
+WRAP_REDEFINE=50
 # The stalled recorder: its buffers, and how long its recorders stop.
 STALL_KB=64
 STALL_S=3
@@ -268,6 +269,8 @@ echo 1 > $W/options/stackmap
 for e in $EVENTS; do
 	echo 1 > $W/events/${e%%:*}/${e#*:}/enable
 done
+# Half, not the default: what the plugin then resolves is bounded too.
+echo $WRAP_REDEFINE > $W/stack_map_redefine
 cat $W/stack_map_redefine > $D/wrapped.redefine
 echo "# wrapped: stack_map_redefine $(cat $D/wrapped.redefine)"
 echo 1 > $W/tracing_on
