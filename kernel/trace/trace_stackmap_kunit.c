@@ -952,7 +952,11 @@ static void stackmap_emit_footprint_test(struct kunit *test)
 
 	stackmap_kunit_defs_setup(test, &ctx);
 	buffer = ctx->tr->array_buffer.buffer;
-	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer, 4 * PAGE_SIZE,
+	/*
+	 * Three sub-buffers, few enough for 48 stacks of 4-byte frames to
+	 * fill 3/4 of the half (a sub-buffer holds a page less its header).
+	 */
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer, 3 * (PAGE_SIZE - 128),
 						 RING_BUFFER_ALL_CPUS), 0);
 	half = ring_buffer_size(buffer, raw_smp_processor_id()) / 2;
 	/* Stacks one frame deeper each, until they fill 3/4 of the half. */
