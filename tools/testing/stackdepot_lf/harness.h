@@ -82,7 +82,8 @@ static inline void list_del(struct list_head *entry)
 {
 	entry->prev->next = entry->next;
 	entry->next->prev = entry->prev;
-	entry->next = entry->prev = NULL;
+	entry->next = NULL;
+	entry->prev = NULL;
 }
 
 /*
