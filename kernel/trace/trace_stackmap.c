@@ -16,10 +16,10 @@
  * event holding the id and the frames (options/stackmap-defs, on by
  * default). The depot's marks tell that first use: they are cleared with
  * each new generation, and here whenever the buffer loses what it held
- * (cleared, or swapped with the max buffer) and whenever definitions or
- * the option are turned back on. "emit" written to stack_map writes the
- * definitions of every stack, for buffers whose older definitions were
- * overwritten.
+ * (cleared, swapped with the max buffer, or a CPU's share of it overwritten:
+ * stack_map_redefine) and whenever definitions or the option are turned
+ * back on. "emit" written to stack_map writes the definitions of every
+ * stack at once, for a buffer read out once at the end.
  *
  * Coding conventions in this file: @tr is the trace instance, @sm its
  * embedded struct trace_stackmap, @depot the depot published in it.
