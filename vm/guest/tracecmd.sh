@@ -190,6 +190,17 @@ children() { # pid
 	done
 }
 
+# A new instance $1 in overwrite mode, $2 KiB per CPU, tracing off,
+# stacks recorded as ids.
+overwrite_instance() { # dir kb
+	mkdir $1
+	echo 0 > $1/tracing_on
+	echo $2 > $1/buffer_size_kb
+	echo 1 > $1/options/overwrite
+	echo 1 > $1/options/stacktrace
+	echo 1 > $1/options/stackmap
+}
+
 echo "KTAP version 1"
 echo "1..15"
 
@@ -209,12 +220,7 @@ check "record: trace-cmd report reads it in the guest" \
 
 echo "tracecmd: flight recorder"
 F=$T/instances/flight
-mkdir $F
-echo 0 > $F/tracing_on
-echo $FLIGHT_KB > $F/buffer_size_kb
-echo 1 > $F/options/overwrite
-echo 1 > $F/options/stacktrace
-echo 1 > $F/options/stackmap
+overwrite_instance $F $FLIGHT_KB
 workload $FLIGHT_FORKS
 for e in $EVENTS; do
 	d=$F/events/${e%%:*}/${e#*:}
@@ -260,12 +266,7 @@ check "reset: no event lost" no_loss reset
 
 echo "tracecmd: wrapped"
 W=$T/instances/wrapped
-mkdir $W
-echo 0 > $W/tracing_on
-echo $WRAP_KB > $W/buffer_size_kb
-echo 1 > $W/options/overwrite
-echo 1 > $W/options/stacktrace
-echo 1 > $W/options/stackmap
+overwrite_instance $W $WRAP_KB
 for e in $EVENTS; do
 	echo 1 > $W/events/${e%%:*}/${e#*:}/enable
 done
