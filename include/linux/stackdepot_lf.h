@@ -74,12 +74,18 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  *	only trades the memory allocated ahead of need against how often
  *	growth runs.
  * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
+ * @initial_records: records of @expected_depth the depot has room for
+ *	from the start, at most @max_records; 0 for the least (two chunks).
+ *	Growth, which runs in a work item, adds room as stacks come; a user
+ *	whose first burst of new stacks comes before work items run (boot)
+ *	or faster than growth can follow sizes it with this.
  */
 struct stackdepot_lf_params {
 	unsigned int max_records;
 	unsigned int max_depth;
 	unsigned int expected_depth;
 	unsigned int flags;
+	unsigned int initial_records;
 };
 
 /**
@@ -213,10 +219,13 @@ static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
  * stackdepot_lf_create() - allocate an empty depot
  * @params: capacity; see struct stackdepot_lf_params for the ranges
  *
- * Allocates the table and two chunks of records, the first and a spare.
- * Further chunks are added by a work item, queued from get_id through
- * irq_work once a generation starts using its last chunk, until
- * @params->max_records records of @params->max_depth frames would fit.
+ * Allocates the table and room for @params->initial_records records (two
+ * chunks at least). Further chunks are added by a work item, queued from
+ * get_id through irq_work, so as to keep ready half as many chunks again
+ * as a generation uses (one at least), until @params->max_records records
+ * of @params->max_depth frames would fit. get_id may be called from the
+ * earliest boot on: before the scheduler runs it does not queue growth,
+ * and only the initial room is there.
  *
  * Context: Process context; may sleep.
  * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range or the

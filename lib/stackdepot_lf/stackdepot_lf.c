@@ -17,15 +17,24 @@
  * Growth
  * ------
  * The table is the only part sized by the capacity. A depot starts with
- * two chunks, the first and a spare; more are added by sdlf_grow() in a
- * work item, which get_id queues through irq_work (safe in
- * NMI) once a record lands in the last chunk there is, so that one spare
- * chunk is normally ready; likewise blocks of hit counters, SDLF_REF_BLOCK
- * record numbers each. get_id itself never allocates: a record that needs
- * a chunk or counter block not yet added fails with -ENOSPC, counted in
- * drops_grow, and requests growth again. The chunk directory (->chunks) is
- * replaced by a larger copy when it fills, and the old one is freed after a
- * grace period. A reset keeps every chunk and counter block.
+ * room for @initial_records records of the expected depth and a spare
+ * chunk (two chunks at least); more are added by sdlf_grow() in a work
+ * item, which get_id queues through irq_work (safe in NMI) once the chunks
+ * ready past the one a record lands in are fewer than sdlf_spare() asks:
+ * half as many as are in use, one at least. The spare grows with the
+ * stacks stored, so that the burst of new stacks that comes while the work
+ * item waits to run finds room however far the depot has grown, and the
+ * chunks allocated ahead of need stay under half of those in use. Blocks
+ * of hit counters, SDLF_REF_BLOCK record numbers each, are kept ahead the
+ * same way. get_id itself never allocates: a record that needs a chunk or
+ * counter block not yet added fails with -ENOSPC, counted in drops_grow,
+ * and requests growth again. Before the scheduler runs (system_state is
+ * SYSTEM_BOOTING) nothing is requested: no work item could run, and the
+ * interrupt controller that irq_work raises may not be set up yet; the
+ * first insert after that asks, and the initial room carries boot until
+ * then. The chunk directory (->chunks) is replaced by a larger copy when
+ * it fills, and the old one is freed after a grace period. A reset keeps
+ * every chunk and counter block.
  *
  * Ids
  * ---
@@ -465,9 +474,27 @@ static __always_inline bool sdlf_record_match(const struct sdlf_record *rec,
 	return !diff;
 }
 
+/*
+ * Chunks or counter blocks growth keeps ready past the @in_use ones that
+ * hold records: half as many, one at least (see "Growth" above).
+ */
+static inline u32 sdlf_spare(u32 in_use)
+{
+	return max(in_use / 2, 1U);
+}
+
+/* Of @have chunks or blocks, @in_use hold records: is the spare short? */
+static inline bool sdlf_spare_short(u32 in_use, u32 have, u32 max)
+{
+	return have < min(in_use + sdlf_spare(in_use), max);
+}
+
 /* Queue growth; any context, NMI included. */
 static void sdlf_grow_request(struct stackdepot_lf *depot)
 {
+	/* No interrupt to raise yet, nor a worker to run growth. */
+	if (unlikely(system_state == SYSTEM_BOOTING))
+		return;
 	irq_work_queue(&depot->grow_irq);
 }
 
@@ -561,8 +588,7 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 					     start + size));
 	if (unlikely(start != used))
 		atomic_add(start - used, &depot->chunk_ends);
-	/* The last chunk is in use: have a spare one added. */
-	if (chunk + 1 == nr_chunks && nr_chunks < depot->max_chunks)
+	if (sdlf_spare_short(chunk + 1, nr_chunks, depot->max_chunks))
 		sdlf_grow_request(depot);
 
 	nr = atomic_read(&depot->nr_records);
@@ -581,8 +607,9 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 		}
 		/* Pairs with the release in sdlf_record_discard(). */
 	} while (!atomic_try_cmpxchg_acquire(&depot->nr_records, &nr, nr + 1));
-	if (depot->ref_blocks && (nr >> SDLF_REF_BLOCK_SHIFT) + 1 == blocks &&
-	    blocks < depot->max_ref_blocks)
+	if (depot->ref_blocks &&
+	    sdlf_spare_short((nr >> SDLF_REF_BLOCK_SHIFT) + 1, blocks,
+			     depot->max_ref_blocks))
 		sdlf_grow_request(depot);
 
 	rec = sdlf_record_at(depot, start);
@@ -1172,29 +1199,30 @@ static int sdlf_add_ref_block(struct stackdepot_lf *depot)
 }
 
 /*
- * Add what the current generation is about to need, one spare chunk and
- * counter block past those in use; grow_lock held. The cursors are read
- * without ordering: a stale value only makes this add one less or one
- * more than needed, and an insert that finds no chunk asks again.
+ * Add what the current generation is about to need: the spare chunks and
+ * counter blocks sdlf_spare() asks past those in use; grow_lock held. The
+ * cursors are read without ordering: a stale value only makes this add
+ * fewer or more than needed, and an insert that finds the spare short
+ * asks again.
  */
 static void sdlf_grow(struct stackdepot_lf *depot)
 {
-	u32 used, want;
+	u32 used, in_use;
 
 	if (depot->grow_paused)
 		return;
-	/* The last chunk with a record in it, and one more. */
+	/* Chunks up to the last one with a record in it, one at least. */
 	used = atomic_read(&depot->arena_used);
-	want = min((used ? (used - 1) >> depot->chunk_shift : 0) + 2,
-		   depot->max_chunks);
-	while (depot->nr_chunks < want)
+	in_use = (used ? (used - 1) >> depot->chunk_shift : 0) + 1;
+	while (sdlf_spare_short(in_use, depot->nr_chunks, depot->max_chunks))
 		if (sdlf_add_chunk(depot))
 			break;
 	if (!depot->ref_blocks)
 		return;
-	want = min(((u32)atomic_read(&depot->nr_records) >>
-		    SDLF_REF_BLOCK_SHIFT) + 2, depot->max_ref_blocks);
-	while (depot->nr_ref_blocks < want)
+	in_use = ((u32)atomic_read(&depot->nr_records) >>
+		  SDLF_REF_BLOCK_SHIFT) + 1;
+	while (sdlf_spare_short(in_use, depot->nr_ref_blocks,
+				depot->max_ref_blocks))
 		if (sdlf_add_ref_block(depot))
 			break;
 }
@@ -1250,37 +1278,32 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    params->max_records > STACKDEPOT_LF_MAX_RECORDS ||
 	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 	    params->expected_depth > params->max_depth ||
+	    params->initial_records > params->max_records ||
 	    params->flags & ~STACKDEPOT_LF_COUNT_REFS)
 		return 0;
 	return roundup_pow_of_two(2 * params->max_records);
 }
 
-/*
- * Granules per chunk, log2: about SDLF_CHUNK_RECORDS records of the
- * expected depth, and at least four of the deepest.
- */
-static u32 sdlf_chunk_shift(const struct stackdepot_lf_params *params)
+/* How a depot of valid @params is laid out when created. */
+struct sdlf_geometry {
+	u32 slots;
+	u32 chunk_shift;	/* granules per chunk, log2 */
+	u32 max_chunks;
+	u32 chunks;		/* at create */
+	u32 dir_size;		/* at create */
+	u32 ref_stripes;
+	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
+	u32 ref_blocks;		/* at create */
+};
+
+/* Entries of a chunk directory that lists @chunks of at most @max_chunks. */
+static u32 sdlf_dir_entries(u32 chunks, u32 max_chunks)
 {
-	u32 depth = params->expected_depth ?:
-		    min(STACKDEPOT_LF_DEFAULT_DEPTH, params->max_depth);
-	u32 want = max(SDLF_CHUNK_RECORDS * sdlf_record_granules(depth),
-		       4 * sdlf_record_granules(params->max_depth));
+	u32 size = min(SDLF_DIR_MIN, max_chunks);
 
-	return clamp_t(u32, order_base_2(want), SDLF_MIN_CHUNK_SHIFT,
-		       SDLF_MAX_CHUNK_SHIFT);
-}
-
-/*
- * Chunks for @params->max_records records of the maximum depth, the most a
- * generation can use (chunk ends included: each full chunk holds at least
- * that many records), and the spare that growth keeps ahead.
- */
-static u32 sdlf_max_chunks(const struct stackdepot_lf_params *params,
-			   u32 shift)
-{
-	u32 per_chunk = (1U << shift) / sdlf_record_granules(params->max_depth);
-
-	return DIV_ROUND_UP(params->max_records, per_chunk) + 1;
+	while (size < chunks)
+		size = min(2 * size, max_chunks);
+	return size;
 }
 
 static u32 sdlf_ref_stripes(void)
@@ -1288,39 +1311,78 @@ static u32 sdlf_ref_stripes(void)
 	return min_t(u32, roundup_pow_of_two(nr_cpu_ids), SDLF_REF_STRIPES);
 }
 
-/* Chunks a new depot starts with: the first one and a spare. */
-static u32 sdlf_initial_chunks(u32 max_chunks)
+/*
+ * Chunks are about SDLF_CHUNK_RECORDS records of the expected depth, and
+ * at least four of the deepest. A generation can use enough of them for
+ * @max_records records of the maximum depth (chunk ends included: each
+ * full chunk holds at least that many records), and one more for the spare
+ * growth keeps ahead. A new depot has room for @initial_records records of
+ * the expected depth and the spare past them, two chunks at least, and
+ * counter blocks for those records, one at least.
+ */
+static void sdlf_geometry(const struct stackdepot_lf_params *params,
+			  u32 slots, struct sdlf_geometry *g)
 {
-	return min(2U, max_chunks);
+	u32 depth = params->expected_depth ?:
+		    min(STACKDEPOT_LF_DEFAULT_DEPTH, params->max_depth);
+	u32 want = max(SDLF_CHUNK_RECORDS * sdlf_record_granules(depth),
+		       4 * sdlf_record_granules(params->max_depth));
+	u32 in_use;
+
+	g->slots = slots;
+	g->chunk_shift = clamp_t(u32, order_base_2(want), SDLF_MIN_CHUNK_SHIFT,
+				 SDLF_MAX_CHUNK_SHIFT);
+	g->max_chunks = DIV_ROUND_UP(params->max_records,
+				     (1U << g->chunk_shift) /
+				     sdlf_record_granules(params->max_depth)) + 1;
+	in_use = max(DIV_ROUND_UP(params->initial_records,
+				  (1U << g->chunk_shift) /
+				  sdlf_record_granules(depth)), 1U);
+	g->chunks = min(in_use + sdlf_spare(in_use), g->max_chunks);
+	g->dir_size = sdlf_dir_entries(g->chunks, g->max_chunks);
+	g->ref_stripes = sdlf_ref_stripes();
+	g->max_ref_blocks = 0;
+	g->ref_blocks = 0;
+	if (params->flags & STACKDEPOT_LF_COUNT_REFS) {
+		g->max_ref_blocks = DIV_ROUND_UP(params->max_records,
+						 SDLF_REF_BLOCK);
+		g->ref_blocks = max(DIV_ROUND_UP(params->initial_records,
+						 SDLF_REF_BLOCK), 1U);
+	}
 }
 
-/* Bytes a new depot of @params takes, before any growth. */
-static size_t sdlf_mem_size(const struct stackdepot_lf_params *params,
-			    u32 slots)
+/* Bytes of one chunk, and of one block of hit counters, of @g. */
+static size_t sdlf_chunk_bytes(const struct sdlf_geometry *g)
 {
-	u32 shift = sdlf_chunk_shift(params);
-	u32 max_chunks = sdlf_max_chunks(params, shift);
-	size_t size = sizeof(struct stackdepot_lf) +
-		      (size_t)slots * sizeof(u32) +
-		      BITS_TO_LONGS(slots) * sizeof(unsigned long) +
-		      nr_cpu_ids * sizeof(struct sdlf_pcpu_stats) +
-		      min(SDLF_DIR_MIN, max_chunks) * sizeof(u8 *) +
-		      sdlf_initial_chunks(max_chunks) *
-		      ((size_t)SDLF_GRANULE << shift);
+	return (size_t)SDLF_GRANULE << g->chunk_shift;
+}
 
-	if (params->flags & STACKDEPOT_LF_COUNT_REFS)
-		size += DIV_ROUND_UP(params->max_records, SDLF_REF_BLOCK) *
-			sizeof(atomic_long_t *) +
-			(size_t)sdlf_ref_stripes() * SDLF_REF_BLOCK *
-			sizeof(atomic_long_t);
-	return size;
+static size_t sdlf_ref_block_bytes(const struct sdlf_geometry *g)
+{
+	return (size_t)g->ref_stripes * SDLF_REF_BLOCK * sizeof(atomic_long_t);
+}
+
+/* Bytes of a depot of @g but its chunks and counter blocks. */
+static size_t sdlf_mem_base(const struct sdlf_geometry *g)
+{
+	return sizeof(struct stackdepot_lf) +
+	       (size_t)g->slots * sizeof(u32) +
+	       BITS_TO_LONGS(g->slots) * sizeof(unsigned long) +
+	       nr_cpu_ids * sizeof(struct sdlf_pcpu_stats) +
+	       g->dir_size * sizeof(u8 *) +
+	       g->max_ref_blocks * sizeof(atomic_long_t *);
 }
 
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 {
 	u32 slots = sdlf_check_params(params);
+	struct sdlf_geometry g;
 
-	return slots ? sdlf_mem_size(params, slots) : 0;
+	if (!slots)
+		return 0;
+	sdlf_geometry(params, slots, &g);
+	return sdlf_mem_base(&g) + g.chunks * sdlf_chunk_bytes(&g) +
+	       g.ref_blocks * sdlf_ref_block_bytes(&g);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
 
@@ -1328,10 +1390,12 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 {
 	u32 slots = sdlf_check_params(params);
 	struct stackdepot_lf *depot;
-	int ret;
+	struct sdlf_geometry g;
+	int ret = 0;
 
 	if (!slots)
 		return ERR_PTR(-EINVAL);
+	sdlf_geometry(params, slots, &g);
 
 	depot = kzalloc(sizeof(*depot), GFP_KERNEL);
 	if (!depot)
@@ -1342,11 +1406,12 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->max_records = params->max_records;
 	depot->max_depth = params->max_depth;
 	depot->max_probe = min(SDLF_MAX_PROBE, slots);
-	depot->chunk_shift = sdlf_chunk_shift(params);
+	depot->chunk_shift = g.chunk_shift;
 	depot->chunk_mask = (1U << depot->chunk_shift) - 1;
-	depot->max_chunks = sdlf_max_chunks(params, depot->chunk_shift);
-	depot->dir_size = min(SDLF_DIR_MIN, depot->max_chunks);
-	depot->ref_stripes = sdlf_ref_stripes();
+	depot->max_chunks = g.max_chunks;
+	depot->dir_size = g.dir_size;
+	depot->ref_stripes = g.ref_stripes;
+	depot->max_ref_blocks = g.max_ref_blocks;
 	mutex_init(&depot->reset_lock);
 	mutex_init(&depot->grow_lock);
 	init_irq_work(&depot->grow_irq, sdlf_grow_irq);
@@ -1360,17 +1425,11 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
 						 GFP_KERNEL));
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
-	if (params->flags & STACKDEPOT_LF_COUNT_REFS) {
-		depot->max_ref_blocks = DIV_ROUND_UP(params->max_records,
-						     SDLF_REF_BLOCK);
+	if (depot->max_ref_blocks)
 		depot->ref_blocks = kvcalloc(depot->max_ref_blocks,
 					     sizeof(atomic_long_t *), GFP_KERNEL);
-	}
-	depot->mem_allocated = sdlf_mem_size(params, slots) -
-			       sdlf_initial_chunks(depot->max_chunks) *
-			       ((size_t)SDLF_GRANULE << depot->chunk_shift) -
-			       (depot->max_ref_blocks ?
-				sdlf_ref_block_size(depot) : 0);
+	/* Chunks and counter blocks count themselves in as they are added. */
+	depot->mem_allocated = sdlf_mem_base(&g);
 	if (!depot->slots || !depot->marks ||
 	    !rcu_access_pointer(depot->chunks) ||
 	    !depot->pcpu || (depot->max_ref_blocks && !depot->ref_blocks)) {
@@ -1379,15 +1438,13 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	}
 
 	/*
-	 * The first chunk and the spare that growth keeps ahead of the one
-	 * in use, so that the first burst of stacks need not wait for it,
-	 * and the first counter block; growth adds the rest.
+	 * The initial room, so that the first burst of stacks need not wait
+	 * for growth (nor boot, which cannot run it yet); growth adds the rest.
 	 */
 	mutex_lock(&depot->grow_lock);
-	ret = sdlf_add_chunk(depot);
-	if (!ret && depot->max_chunks > 1)
+	while (!ret && depot->nr_chunks < g.chunks)
 		ret = sdlf_add_chunk(depot);
-	if (!ret && depot->ref_blocks)
+	while (!ret && depot->nr_ref_blocks < g.ref_blocks)
 		ret = sdlf_add_ref_block(depot);
 	mutex_unlock(&depot->grow_lock);
 	if (ret) {

@@ -23,6 +23,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/irq_work.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>

@@ -564,9 +564,30 @@ static void test_bench_growth(struct kunit *test)
 					 b->depth[s], &id))
 			continue;
 	stackdepot_lf_stats(depot, &st);
-	kunit_info(test, "growth=burst stacks=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u\n",
+	kunit_info(test, "growth=burst stacks=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u mem_allocated=%llu\n",
 		   SDLF_BENCH_STACKS, st.inserts, st.drops_grow, st.drops_full,
-		   st.chunks);
+		   st.chunks, st.mem_allocated);
+	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
+			st.drops_probe, (u64)SDLF_BENCH_STACKS);
+
+	/*
+	 * The same burst into a depot made with room for a quarter of its
+	 * capacity, as ftrace makes one at boot: what that room holds, at
+	 * what memory.
+	 */
+	params.initial_records = SDLF_BENCH_STACKS / 4;
+	depot = stackdepot_lf_create(&params);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	for (s = 0; s < SDLF_BENCH_STACKS; s++)
+		if (stackdepot_lf_get_id(depot, stack_of(b->frames, s),
+					 b->depth[s], &id))
+			continue;
+	stackdepot_lf_stats(depot, &st);
+	kunit_info(test, "growth=burst-room stacks=%u initial=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u mem_allocated=%llu\n",
+		   SDLF_BENCH_STACKS, params.initial_records, st.inserts,
+		   st.drops_grow, st.drops_full, st.chunks, st.mem_allocated);
 	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
 			st.drops_probe, (u64)SDLF_BENCH_STACKS);
 }

@@ -61,6 +61,35 @@ static unsigned int max_chunks_for(const struct stackdepot_lf_params *p)
 			    chunk_size_for(p) / RS(p->max_depth)) + 1;
 }
 
+/* ... with a spare kept ready: half as many as in use, one at least ... */
+static unsigned int spare_for(unsigned int in_use)
+{
+	return max(in_use / 2, 1U);
+}
+
+/*
+ * ... starting with room for initial_records of the expected depth and
+ * the spare past them, and a counter block per 256 of those, one at least
+ * (with COUNT_REFS) ...
+ */
+static unsigned int initial_chunks_for(const struct stackdepot_lf_params *p)
+{
+	unsigned int depth = p->expected_depth ?:
+			     min(STACKDEPOT_LF_DEFAULT_DEPTH, p->max_depth);
+	unsigned int in_use = max_t(unsigned int, 1,
+				    DIV_ROUND_UP(p->initial_records,
+						 chunk_size_for(p) / RS(depth)));
+
+	return min(in_use + spare_for(in_use), max_chunks_for(p));
+}
+
+static unsigned int initial_blocks_for(const struct stackdepot_lf_params *p)
+{
+	if (!(p->flags & STACKDEPOT_LF_COUNT_REFS))
+		return 0;
+	return max(DIV_ROUND_UP(p->initial_records, TEST_REF_BLOCK), 1U);
+}
+
 /* ... listed in a directory of 8 entries that doubles when full ... */
 static unsigned int dir_for(const struct stackdepot_lf_params *p,
 			    unsigned int chunks)
@@ -73,7 +102,7 @@ static unsigned int dir_for(const struct stackdepot_lf_params *p,
 	return dir;
 }
 
-/* ... and, with COUNT_REFS, counter blocks, one in the initial size. */
+/* ... and, with COUNT_REFS, counter blocks, of this size. */
 static size_t ref_block_bytes(const struct stackdepot_lf_params *p)
 {
 	struct stackdepot_lf_params q = *p;
@@ -81,24 +110,27 @@ static size_t ref_block_bytes(const struct stackdepot_lf_params *p)
 	if (!(p->flags & STACKDEPOT_LF_COUNT_REFS))
 		return 0;
 	q.flags = 0;
-	/* The table of block pointers, and the first block */
-	return stackdepot_lf_mem_size(p) - stackdepot_lf_mem_size(&q) -
-	       DIV_ROUND_UP(p->max_records, TEST_REF_BLOCK) * sizeof(void *);
+	/* Less the table of block pointers, the initial blocks */
+	return (stackdepot_lf_mem_size(p) - stackdepot_lf_mem_size(&q) -
+		DIV_ROUND_UP(p->max_records, TEST_REF_BLOCK) * sizeof(void *)) /
+	       initial_blocks_for(p);
 }
 
 /*
  * What a depot of @p with @chunks chunks and @blocks counter blocks has
- * allocated: the initial size (two chunks, one block) and the growth.
+ * allocated: the initial size and the growth.
  */
 static u64 mem_for(const struct stackdepot_lf_params *p, unsigned int chunks,
 		   unsigned int blocks)
 {
+	unsigned int c0 = initial_chunks_for(p);
 	u64 mem = stackdepot_lf_mem_size(p);
 
-	mem += (u64)(chunks - 2) * chunk_size_for(p);
-	mem += (u64)(dir_for(p, chunks) - dir_for(p, 2)) * sizeof(void *);
+	mem += (u64)(chunks - c0) * chunk_size_for(p);
+	mem += (u64)(dir_for(p, chunks) - dir_for(p, c0)) * sizeof(void *);
 	if (blocks)
-		mem += (u64)(blocks - 1) * ref_block_bytes(p);
+		mem += (u64)(blocks - initial_blocks_for(p)) *
+		       ref_block_bytes(p);
 	return mem;
 }
 
@@ -138,8 +170,8 @@ static void put_depot(void *arg)
 /*
  * Take @depot, just created from @p, for the test: it is destroyed when
  * the test ends, and checked now against what create promises: the bytes
- * stackdepot_lf_mem_size() announced, two chunks of the documented size,
- * nothing used.
+ * stackdepot_lf_mem_size() announced, the initial chunks of the documented
+ * size, nothing used.
  */
 static void keep_depot(struct kunit *test, struct stackdepot_lf *depot,
 		       const struct stackdepot_lf_params *p)
@@ -157,8 +189,9 @@ static void keep_depot(struct kunit *test, struct stackdepot_lf *depot,
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
 			(u64)stackdepot_lf_mem_size(p));
-	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(p, 2, 1));
-	KUNIT_EXPECT_EQ(test, stats.chunks, 2U);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
+			mem_for(p, initial_chunks_for(p), initial_blocks_for(p)));
+	KUNIT_EXPECT_EQ(test, stats.chunks, initial_chunks_for(p));
 	KUNIT_EXPECT_EQ(test, (size_t)stats.chunk_size, chunk_size_for(p));
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
 	KUNIT_EXPECT_EQ(test, stats.mem_used, 0ULL);
@@ -391,19 +424,33 @@ struct param_case {
 };
 
 static const struct param_case param_cases[] = {
-	{ "minimum", { 16, 1, 0, 0 }, 0 },
-	{ "odd sizes", { 17, 5, 3, 0 }, 0 },
-	{ "max depth", { 64, 256, 0, STACKDEPOT_LF_COUNT_REFS }, 0 },
-	{ "expected depth is max", { 64, 256, 256, 0 }, 0 },
-	{ "largest", { STACKDEPOT_LF_MAX_RECORDS, 256, 256,
-		       STACKDEPOT_LF_COUNT_REFS }, 0 },
-	{ "too few records", { 15, 8, 0, 0 }, -EINVAL },
-	{ "too many records", { STACKDEPOT_LF_MAX_RECORDS + 1, 8, 0, 0 },
+	{ "minimum", { .max_records = 16, .max_depth = 1 }, 0 },
+	{ "odd sizes",
+	  { .max_records = 17, .max_depth = 5, .expected_depth = 3 }, 0 },
+	{ "max depth",
+	  { .max_records = 64, .max_depth = 256,
+	    .flags = STACKDEPOT_LF_COUNT_REFS }, 0 },
+	{ "expected depth is max",
+	  { .max_records = 64, .max_depth = 256, .expected_depth = 256 }, 0 },
+	{ "largest",
+	  { .max_records = STACKDEPOT_LF_MAX_RECORDS, .max_depth = 256,
+	    .expected_depth = 256, .flags = STACKDEPOT_LF_COUNT_REFS }, 0 },
+	{ "initial room for every record",
+	  { .max_records = 300, .max_depth = 40, .expected_depth = 12,
+	    .flags = STACKDEPOT_LF_COUNT_REFS, .initial_records = 300 }, 0 },
+	{ "too few records", { .max_records = 15, .max_depth = 8 }, -EINVAL },
+	{ "too many records",
+	  { .max_records = STACKDEPOT_LF_MAX_RECORDS + 1, .max_depth = 8 },
 	  -EINVAL },
-	{ "zero depth", { 64, 0, 0, 0 }, -EINVAL },
-	{ "depth too big", { 64, 257, 0, 0 }, -EINVAL },
-	{ "expected depth above max", { 64, 8, 9, 0 }, -EINVAL },
-	{ "unknown flag", { 64, 8, 0, 0x80 }, -EINVAL },
+	{ "zero depth", { .max_records = 64 }, -EINVAL },
+	{ "depth too big", { .max_records = 64, .max_depth = 257 }, -EINVAL },
+	{ "expected depth above max",
+	  { .max_records = 64, .max_depth = 8, .expected_depth = 9 }, -EINVAL },
+	{ "unknown flag",
+	  { .max_records = 64, .max_depth = 8, .flags = 0x80 }, -EINVAL },
+	{ "initial room above capacity",
+	  { .max_records = 64, .max_depth = 8, .initial_records = 65 },
+	  -EINVAL },
 };
 
 KUNIT_ARRAY_PARAM_DESC(param_cases, param_cases, desc);
@@ -837,6 +884,98 @@ static void test_growth_stalled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.mem_allocated,
 			mem + 2ULL * stats.chunk_size);
 	expect_arena_adds_up(test, depot);
+}
+
+/*
+ * Growth keeps ahead in proportion: with 8 chunks in use it has 4 spare
+ * ones ready, so a burst of new stacks filling 3 more chunks while growth
+ * cannot run stores every one of them; then growth catches up to half
+ * again as many chunks as the burst left in use.
+ */
+static void test_growth_keeps_ahead(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 4096,
+		.max_depth = 64,
+		.expected_depth = 8,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t *ids;
+	unsigned int i, per_chunk;
+
+	stackdepot_lf_stats(depot, &stats);
+	/* Records of 256 bytes: a whole number per chunk. */
+	per_chunk = stats.chunk_size / RS(DEPTH_256);
+	KUNIT_ASSERT_EQ(test, per_chunk * RS(DEPTH_256),
+			(size_t)stats.chunk_size);
+	ids = kunit_kcalloc(test, 11 * per_chunk, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+
+	insert_grown(test, depot, ids, 8 * per_chunk, DEPTH_256, 0);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, 8ULL * stats.chunk_size);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 8U + 4U);
+
+	sdlf_grow_pause(depot, true);
+	for (i = 8 * per_chunk; i < 11 * per_chunk; i++)
+		ids[i] = get_id(test, depot, DEPTH_256, i);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 12U);
+
+	sdlf_grow_pause(depot, false);
+	sdlf_grow_flush(depot);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.chunks, 11U + 5U);
+	/* Fewer records than a counter block holds: it, and a spare. */
+	KUNIT_ASSERT_LT(test, 11 * per_chunk, (unsigned int)TEST_REF_BLOCK);
+	KUNIT_EXPECT_EQ(test, stats.mem_allocated, mem_for(&p, 16, 2));
+	for (i = 0; i < 11 * per_chunk; i++)
+		expect_resolves(test, depot, ids[i], DEPTH_256, i);
+}
+
+/*
+ * The initial room: a depot created with room for 600 records of its
+ * expected depth stores 600 such stacks, and counts a hit for each,
+ * without growth ever running (as at boot, before work items run).
+ */
+static void test_initial_records(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 2048,
+		.max_depth = 64,
+		.expected_depth = 12,
+		.flags = STACKDEPOT_LF_COUNT_REFS,
+		.initial_records = 600,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t *ids;
+	unsigned int i;
+
+	ids = kunit_kcalloc(test, 600, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	sdlf_grow_pause(depot, true);
+	stackdepot_lf_stats(depot, &stats);
+	/* keep_depot() checked the chunks; room for 600 and their spare. */
+	KUNIT_EXPECT_GE(test, (u64)(stats.chunks - 1) *
+			(stats.chunk_size / RS(12)), 600ULL);
+	for (i = 0; i < 600; i++)
+		ids[i] = get_id(test, depot, 12, i);
+	for (i = 0; i < 600; i++)
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(ids[i]),
+				stackdepot_lf_id_to_u32(get_id(test, depot,
+							       12, i)));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.drops_grow, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 600U);
+	KUNIT_EXPECT_EQ(test, stats.hits, 600ULL);
+	KUNIT_EXPECT_EQ(test, stats.chunks, initial_chunks_for(&p));
+	for (i = 0; i < 600; i++)
+		expect_resolves(test, depot, ids[i], 12, i);
+	sdlf_grow_pause(depot, false);
 }
 
 /*
@@ -2352,6 +2491,8 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_fill_arena),
 	KUNIT_CASE(test_chunk_ends),
 	KUNIT_CASE(test_growth_stalled),
+	KUNIT_CASE(test_growth_keeps_ahead),
+	KUNIT_CASE(test_initial_records),
 	KUNIT_CASE(test_growth_to_cap),
 	KUNIT_CASE(test_reset_keeps_chunks),
 	KUNIT_CASE(test_directory_growth),

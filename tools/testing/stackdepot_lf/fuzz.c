@@ -77,6 +77,8 @@ struct model {
 	u32 max_blocks;
 	u64 block_size;	/* bytes of a counter block */
 	u64 mem0;	/* stackdepot_lf_mem_size() */
+	u32 chunks0;	/* chunks and counter blocks at create */
+	u32 blocks0;
 	/* Growth, as read back after each operation */
 	u32 chunks;
 	u32 blocks;
@@ -153,17 +155,31 @@ static void track_req(struct grow_track *t, bool certain)
 	t->certain[t->n - 1] |= certain;
 }
 
-/* Chunks growth wants in a state: a spare past the last chunk in use */
+/* Spare chunks or blocks growth keeps past @in_use: half, one at least */
+static u32 spare_for(u32 in_use)
+{
+	return max(in_use / 2, 1U);
+}
+
+/* Is the spare past @in_use of @have, of at most @max, short? */
+static bool spare_short(u32 in_use, u32 have, u32 max)
+{
+	return have < min(in_use + spare_for(in_use), max);
+}
+
+/* Chunks growth wants in a state: the spare past the chunks in use */
 static u32 want_chunks(const struct model *m, u64 arena)
 {
-	u64 last = arena ? (arena - 1) / m->chunk_size : 0;
+	u32 in_use = (arena ? (arena - 1) / m->chunk_size : 0) + 1;
 
-	return min(last + 2, (u64)m->max_chunks);
+	return min(in_use + spare_for(in_use), m->max_chunks);
 }
 
 static u32 want_blocks(const struct model *m, u32 records)
 {
-	return min(records / FUZZ_REF_BLOCK + 2, m->max_blocks);
+	u32 in_use = records / FUZZ_REF_BLOCK + 1;
+
+	return min(in_use + spare_for(in_use), m->max_blocks);
 }
 
 /* Entries of the chunk directory for @chunks chunks */
@@ -185,17 +201,18 @@ static u32 dir_for(const struct model *m, u32 chunks)
  */
 static u32 blocks_for(const struct model *m, u32 chunks, u64 mem)
 {
-	u32 dir = dir_for(m, chunks), dir0 = dir_for(m, 2), next, found = 0;
+	u32 dir = dir_for(m, chunks), dir0 = dir_for(m, m->chunks0), next, found = 0;
 	u64 rest;
 	int i;
 
-	CHECK(mem >= m->mem0 + (u64)(chunks - 2) * m->chunk_size);
+	CHECK(mem >= m->mem0 + (u64)(chunks - m->chunks0) * m->chunk_size);
 	next = chunks == dir && dir < m->max_chunks ?
 	       min(2 * dir, m->max_chunks) : 0;
 	for (i = 0; i < 2; i++, dir = next) {
 		if (!dir || (i && !m->failed))
 			break;
-		rest = mem - m->mem0 - (u64)(chunks - 2) * m->chunk_size;
+		rest = mem - m->mem0 -
+		       (u64)(chunks - m->chunks0) * m->chunk_size;
 		if (rest < (u64)(dir - dir0) * sizeof(void *))
 			continue;
 		rest -= (u64)(dir - dir0) * sizeof(void *);
@@ -209,7 +226,7 @@ static u32 blocks_for(const struct model *m, u32 chunks, u64 mem)
 		if (rest % m->block_size)
 			continue;
 		CHECK(!found);
-		found = rest / m->block_size + 1;
+		found = rest / m->block_size + m->blocks0;
 		CHECK(found <= m->max_blocks);
 	}
 	CHECK(found);
@@ -418,7 +435,7 @@ static void get_id_at(struct model *m, u32 nr, unsigned int depth, bool each)
 	m->ends += start - m->arena;
 	m->arena = start + size;
 	track_state(&t, m);
-	r4 = chunk + 1 == m->chunks && m->chunks < m->max_chunks;
+	r4 = spare_short(chunk + 1, m->chunks, m->max_chunks);
 	if (r4)
 		track_req(&t, true);
 	if (m->refs && m->nr_ids / FUZZ_REF_BLOCK >= m->blocks &&
@@ -431,8 +448,8 @@ static void get_id_at(struct model *m, u32 nr, unsigned int depth, bool each)
 	}
 	CHECK(ret == 0);
 	if (m->refs && (!r4 || m->paused) &&
-	    m->nr_ids / FUZZ_REF_BLOCK + 1 == m->blocks &&
-	    m->blocks < m->max_blocks) {
+	    spare_short(m->nr_ids / FUZZ_REF_BLOCK + 1, m->blocks,
+			m->max_blocks)) {
 		m->nr_ids++;
 		track_state(&t, m);
 		track_req(&t, true);
@@ -688,6 +705,20 @@ static u64 chunk_size_for(const struct stackdepot_lf_params *p)
 	return size;
 }
 
+/*
+ * Chunks at create: room for initial_records of the expected depth, and
+ * the spare past them.
+ */
+static u32 initial_chunks_for(const struct model *m)
+{
+	unsigned int depth = m->p.expected_depth ?:
+			     min(STACKDEPOT_LF_DEFAULT_DEPTH, m->p.max_depth);
+	u32 in_use = max(DIV_ROUND_UP(m->p.initial_records,
+				      m->chunk_size / RS(depth)), 1U);
+
+	return min(in_use + spare_for(in_use), m->max_chunks);
+}
+
 static bool model_create(struct model *m, struct input *in)
 {
 	struct stackdepot_lf_params q;
@@ -705,6 +736,10 @@ static bool model_create(struct model *m, struct input *in)
 					 0;
 	m->p.flags = b[5] & 0x81;
 	m->refs = m->p.flags & STACKDEPOT_LF_COUNT_REFS;
+	/* Initial room: none, a third of the capacity, or one too many. */
+	if (b[7] & 2)
+		m->p.initial_records = b[7] & 4 ? m->p.max_records + 1 :
+						  m->p.max_records / 3;
 	/* Global to all depots: set while no get_id runs. */
 	if (b[6] % 3 == 1)
 		sdlf_stub_activate((void *)sdlf_hash, (void *)hash_const);
@@ -718,6 +753,7 @@ static bool model_create(struct model *m, struct input *in)
 		CHECK(m->p.max_records < STACKDEPOT_LF_MIN_RECORDS ||
 		      m->p.max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 		      m->p.expected_depth > m->p.max_depth ||
+		      m->p.initial_records > m->p.max_records ||
 		      (m->p.flags & ~STACKDEPOT_LF_COUNT_REFS));
 		sdlf_stub_deactivate();
 		return false;
@@ -732,20 +768,24 @@ static bool model_create(struct model *m, struct input *in)
 	m->max_chunks = DIV_ROUND_UP(m->p.max_records,
 				     m->chunk_size / RS(m->p.max_depth)) + 1;
 	m->mem0 = stackdepot_lf_mem_size(&m->p);
+	m->chunks0 = initial_chunks_for(m);
+	m->blocks0 = m->refs ? max(DIV_ROUND_UP(m->p.initial_records,
+						FUZZ_REF_BLOCK), 1U) : 0;
 	if (m->refs) {
 		m->max_blocks = DIV_ROUND_UP(m->p.max_records, FUZZ_REF_BLOCK);
 		q = m->p;
 		q.flags = 0;
-		m->block_size = m->mem0 - stackdepot_lf_mem_size(&q) -
-				m->max_blocks * sizeof(void *);
+		m->block_size = (m->mem0 - stackdepot_lf_mem_size(&q) -
+				 m->max_blocks * sizeof(void *)) / m->blocks0;
 		CHECK(m->block_size % (FUZZ_REF_BLOCK * sizeof(u32)) == 0);
-		m->blocks = 1;
 	}
-	m->chunks = 2;
+	m->blocks = m->blocks0;
+	m->chunks = m->chunks0;
 	m->mem = m->mem0;
 
 	stackdepot_lf_stats(m->depot, &st);
 	CHECK(st.chunk_size == m->chunk_size);
+	CHECK(st.chunks == m->chunks);
 	CHECK(st.index_bits == m->bits);
 	CHECK(st.max_records == m->p.max_records);
 	CHECK(st.max_depth == m->p.max_depth);

@@ -270,6 +270,8 @@ void sdlf_synchronize(void)
  */
 static pthread_mutex_t sdlf_async_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sdlf_async_cond = PTHREAD_COND_INITIALIZER;
+enum system_states system_state = SYSTEM_RUNNING;
+
 static struct sdlf_async *sdlf_async_head, **sdlf_async_tail = &sdlf_async_head;
 static bool sdlf_async_started, sdlf_async_paused;
 

@@ -46,6 +46,7 @@
 #define ALIGN_DOWN(x, a)	((x) & ~((__typeof__(x))(a) - 1))
 #define min(a, b)		((a) < (b) ? (a) : (b))
 #define min_t(type, a, b)	min((type)(a), (type)(b))
+#define max_t(type, a, b)	max((type)(a), (type)(b))
 #define ilog2(n)		(63 - __builtin_clzll(n))
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
@@ -339,6 +340,15 @@ void sdlf_grow_flush(struct stackdepot_lf *depot);
 void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
 #define IS_ENABLED(option)	1	/* only CONFIG_KUNIT is asked */
 #define in_nmi()		0
+
+/* The boot stage; SYSTEM_RUNNING unless a test plays boot (harness.c). */
+enum system_states {
+	SYSTEM_BOOTING,
+	SYSTEM_SCHEDULING,
+	SYSTEM_RUNNING,
+};
+
+extern enum system_states system_state;
 
 /* RCU-sched read side and grace period; the guarantee is in harness.c. */
 /*
