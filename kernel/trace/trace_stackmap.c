@@ -49,7 +49,7 @@
 
 /* Serialises depot creation, replacement, reset, freeing and tracefs. */
 DEFINE_MUTEX(trace_stackmap_mutex);
-/* Set once the allocators are up; depots are created only afterwards. */
+/* Set by trace_stackmap_init(); depots are created only afterwards. */
 static bool stackmap_ready;
 /* Capacity of the top-level depot from trace_stackmap_size=, 0 if unset. */
 static unsigned int stackmap_boot_size;
@@ -106,15 +106,16 @@ unsigned int trace_stackmap_size(struct trace_array *tr)
 	return TRACE_STACKMAP_DEFAULT_SIZE;
 }
 
-/* Parameters of a depot of @size stacks. */
+/* Parameters of a depot of @size stacks, with room for @initial. */
 static void trace_stackmap_params(struct stackdepot_lf_params *params,
-				  unsigned int size)
+				  unsigned int size, unsigned int initial)
 {
 	*params = (struct stackdepot_lf_params) {
 		.max_records	= size,
 		.max_depth	= TRACE_STACKMAP_MAX_DEPTH,
 		.expected_depth	= TRACE_STACKMAP_EXPECTED_DEPTH,
 		.flags		= STACKDEPOT_LF_COUNT_REFS,
+		.initial_records = initial,
 	};
 }
 
@@ -125,7 +126,11 @@ struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr)
 					 lockdep_is_held(&trace_stackmap_mutex));
 }
 
-static int stackmap_create(struct trace_array *tr)
+/*
+ * Give @tr a depot, if it has none, with room for @initial stacks from the
+ * start; trace_stackmap_mutex held.
+ */
+static int stackmap_create(struct trace_array *tr, unsigned int initial)
 {
 	struct stackdepot_lf_params params;
 	struct stackdepot_lf *depot;
@@ -150,7 +155,7 @@ static int stackmap_create(struct trace_array *tr)
 		smp_store_release(&tr->stackmap.cpu, cpu);
 	}
 
-	trace_stackmap_params(&params, trace_stackmap_size(tr));
+	trace_stackmap_params(&params, trace_stackmap_size(tr), initial);
 	depot = stackdepot_lf_create(&params);
 	if (IS_ERR(depot))
 		return PTR_ERR(depot);
@@ -186,10 +191,10 @@ void trace_stackmap_destroy(struct trace_array *tr)
  * trace_stackmap_enable() - allocate the depot of an instance
  * @tr: the instance whose stackmap option is being set
  *
- * Called by set_tracer_flag() before the option is set. Before the
- * allocators are up (trace_options= on the command line) nothing is
- * allocated here: trace_stackmap_init() does it later, and until then
- * events keep their full stacks. A depot kept from an earlier use of the
+ * Called by set_tracer_flag() before the option is set. For
+ * trace_options= on the command line, applied by early_trace_init(),
+ * nothing is allocated here: trace_stackmap_init() does it, before the
+ * first event of the boot is traced. A depot kept from an earlier use of the
  * option has its stacks defined again at their next use: the buffer may
  * have lost their definitions meanwhile.
  *
@@ -207,7 +212,7 @@ int trace_stackmap_enable(struct trace_array *tr)
 	mutex_lock(&trace_stackmap_mutex);
 	stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
 	if (stackmap_ready)
-		ret = stackmap_create(tr);
+		ret = stackmap_create(tr, 0);
 	mutex_unlock(&trace_stackmap_mutex);
 	return ret;
 }
@@ -953,11 +958,18 @@ struct trace_event trace_stack_def_event = {
 	.funcs		= &trace_stack_def_funcs,
 };
 
-/*
- * trace_options=stackmap set the option before depots could be allocated;
- * allocate them now.
+/**
+ * trace_stackmap_init() - allocate the depots trace_options= asked for
+ *
+ * Called by trace_init() before the events of the kernel command line are
+ * enabled, so that the boot's first stacks get ids. Such a depot starts
+ * with room for a share of its capacity (1 / %TRACE_STACKMAP_BOOT_ROOM_DIV):
+ * its growth runs in a work item, which cannot run before the scheduler
+ * does, while nearly every event of early boot brings a new stack.
+ *
+ * Context: start_kernel(), with interrupts still disabled.
  */
-static int __init trace_stackmap_init(void)
+void __init trace_stackmap_init(void)
 {
 	struct trace_array *tr;
 
@@ -969,7 +981,9 @@ static int __init trace_stackmap_init(void)
 		tr->stackmap.redefine_pct = TRACE_STACKMAP_DEFAULT_REDEFINE;
 		if (!(tr->trace_flags & TRACE_ITER_STACKMAP))
 			continue;
-		if (tr->range_addr_start || stackmap_create(tr)) {
+		if (tr->range_addr_start ||
+		    stackmap_create(tr, trace_stackmap_size(tr) /
+					TRACE_STACKMAP_BOOT_ROOM_DIV)) {
 			pr_warn("tracing: cannot enable stackmap in %s\n",
 				tr->name ?: "top level");
 			tr->trace_flags &= ~TRACE_ITER_STACKMAP;
@@ -977,6 +991,4 @@ static int __init trace_stackmap_init(void)
 	}
 	mutex_unlock(&trace_stackmap_mutex);
 	mutex_unlock(&trace_types_lock);
-	return 0;
 }
-core_initcall(trace_stackmap_init);

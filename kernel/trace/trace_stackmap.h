@@ -28,6 +28,14 @@ struct dentry;
  * come, so that a depot holding a few hundred stacks stays under 256 KiB.
  */
 #define TRACE_STACKMAP_DEFAULT_SIZE	16384U
+/*
+ * A depot made at boot (trace_options=stackmap) has room from the start
+ * for this share of its capacity, 2,048 stacks by default (416 KiB of
+ * chunks on 64-bit, with the spare growth keeps), which carries the boot
+ * until growth can run (see trace_stackmap_init()). A boot traced with
+ * three kmem events stored fewer than 512 stacks before that.
+ */
+#define TRACE_STACKMAP_BOOT_ROOM_DIV	8U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
 /*
@@ -110,6 +118,7 @@ struct trace_stackmap {
 extern struct trace_event trace_stack_id_event;
 extern struct trace_event trace_stack_def_event;
 
+void __init trace_stackmap_init(void);
 int trace_stackmap_enable(struct trace_array *tr);
 bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 			   unsigned int trace_ctx, const unsigned long *calls,
@@ -132,6 +141,8 @@ void trace_stackmap_set_defs(struct trace_array *tr, bool on);
 int trace_stackmap_set_redefine(struct trace_array *tr, unsigned int pct);
 
 #else /* !CONFIG_FTRACE_STACKMAP */
+
+static inline void trace_stackmap_init(void) { }
 
 static inline int trace_stackmap_enable(struct trace_array *tr)
 {

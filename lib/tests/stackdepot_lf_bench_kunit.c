@@ -571,11 +571,11 @@ static void test_bench_growth(struct kunit *test)
 			st.drops_probe, (u64)SDLF_BENCH_STACKS);
 
 	/*
-	 * The same burst into a depot made with room for a quarter of its
+	 * The same burst into a depot made with room for an eighth of its
 	 * capacity, as ftrace makes one at boot: what that room holds, at
 	 * what memory.
 	 */
-	params.initial_records = SDLF_BENCH_STACKS / 4;
+	params.initial_records = SDLF_BENCH_STACKS / 8;
 	depot = stackdepot_lf_create(&params);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
