@@ -12,6 +12,22 @@ if [ "$1" = boottest ]; then
 	# Second boot, with trace_options=stackmap,stacktrace on the command
 	# line, under single-threaded TCG (see vm/vmtest.sh).
 	echo "vmtest: boot option test"
+	# The command line's kmem events ran from the start of boot: each
+	# must have its stack as an id (the KUnit suites that run at boot
+	# leave full stacks of their own). ftracetest clears the buffer
+	# before each test, so look now.
+	t=/sys/kernel/tracing
+	echo 0 > $t/tracing_on
+	ids=$(grep -c '<stack_id 0x' $t/trace)
+	full=$(grep '<stack trace>' $t/trace | grep -vc kunit_try_catch)
+	first=$(grep -m1 '<stack_id 0x' $t/trace | sed 's/.* \([0-9.]*\): .*/\1/')
+	echo 1 > $t/tracing_on
+	echo "# boot events: $ids stack ids, the first at ${first}s; $full full stacks"
+	if [ "$ids" -gt 0 ] && [ "$full" -eq 0 ]; then
+		echo "ok 1 guest - every boot event got a stack id"
+	else
+		echo "not ok 1 guest - every boot event got a stack id"
+	fi
 	./ftracetest -K -v test.d/ftrace/stackmap-boot.tc
 	# Every tracer with stackmap and stacktrace still on.
 	echo "vmtest: existing tests, stackmap on from boot"
