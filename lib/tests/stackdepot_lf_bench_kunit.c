@@ -515,6 +515,36 @@ static void bench_growth_point(struct kunit *test, struct stackdepot_lf *depot)
 }
 
 /*
+ * Every stack of the workload once, back to back into a new depot of
+ * @params, growth queued but not waited for: print what it stored.
+ */
+static void bench_burst(struct kunit *test,
+			const struct stackdepot_lf_params *params,
+			const char *name)
+{
+	struct bench *b = test->priv;
+	struct stackdepot_lf *depot;
+	struct stackdepot_lf_stats st;
+	stackdepot_lf_id_t id;
+	u32 s;
+
+	depot = stackdepot_lf_create(params);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
+							   depot));
+	for (s = 0; s < SDLF_BENCH_STACKS; s++)
+		if (stackdepot_lf_get_id(depot, stack_of(b->frames, s),
+					 b->depth[s], &id))
+			continue;
+	stackdepot_lf_stats(depot, &st);
+	kunit_info(test, "growth=%s stacks=%u initial=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u mem_allocated=%llu\n",
+		   name, SDLF_BENCH_STACKS, params->initial_records, st.inserts,
+		   st.drops_grow, st.drops_full, st.chunks, st.mem_allocated);
+	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
+			st.drops_probe, (u64)SDLF_BENCH_STACKS);
+}
+
+/*
  * Memory against stacks stored, from empty to the cap, in a depot of the
  * workload's capacity with hit counters (as the ftrace adapter makes
  * them); then the same stacks arriving back to back, faster than growth
@@ -555,41 +585,14 @@ static void test_bench_growth(struct kunit *test)
 		   st.mem_used, st.mem_allocated);
 
 	/* A burst: every stack new, growth queued but not waited for. */
-	depot = stackdepot_lf_create(&params);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
-							   depot));
-	for (s = 0; s < SDLF_BENCH_STACKS; s++)
-		if (stackdepot_lf_get_id(depot, stack_of(b->frames, s),
-					 b->depth[s], &id))
-			continue;
-	stackdepot_lf_stats(depot, &st);
-	kunit_info(test, "growth=burst stacks=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u mem_allocated=%llu\n",
-		   SDLF_BENCH_STACKS, st.inserts, st.drops_grow, st.drops_full,
-		   st.chunks, st.mem_allocated);
-	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
-			st.drops_probe, (u64)SDLF_BENCH_STACKS);
-
+	bench_burst(test, &params, "burst");
 	/*
 	 * The same burst into a depot made with room for an eighth of its
 	 * capacity, as ftrace makes one at boot: what that room holds, at
 	 * what memory.
 	 */
 	params.initial_records = SDLF_BENCH_STACKS / 8;
-	depot = stackdepot_lf_create(&params);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, depot);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_action,
-							   depot));
-	for (s = 0; s < SDLF_BENCH_STACKS; s++)
-		if (stackdepot_lf_get_id(depot, stack_of(b->frames, s),
-					 b->depth[s], &id))
-			continue;
-	stackdepot_lf_stats(depot, &st);
-	kunit_info(test, "growth=burst-room stacks=%u initial=%u inserts=%llu drops_grow=%llu drops_full=%llu chunks=%u mem_allocated=%llu\n",
-		   SDLF_BENCH_STACKS, params.initial_records, st.inserts,
-		   st.drops_grow, st.drops_full, st.chunks, st.mem_allocated);
-	KUNIT_EXPECT_EQ(test, st.inserts + st.drops_grow + st.drops_full +
-			st.drops_probe, (u64)SDLF_BENCH_STACKS);
+	bench_burst(test, &params, "burst-room");
 }
 
 static struct kunit_case stackdepot_lf_bench_cases[] = {
