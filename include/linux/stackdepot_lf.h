@@ -334,8 +334,8 @@ int __must_check stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *dep
  * stackdepot_lf_lookup() - copy out the stack an id stands for
  * @depot: the depot
  * @id: an id returned by stackdepot_lf_get_id()
- * @entries: buffer for the stack, innermost first
- * @size: capacity of @entries in entries
+ * @entries: buffer for the stack, innermost first; NULL to copy nothing
+ * @size: capacity of @entries in entries, unused if @entries is NULL
  * @info: if not NULL, filled with the record's id, depth and ref count
  *
  * An id of another generation or of another depot never resolves, even if
@@ -347,8 +347,8 @@ int __must_check stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *dep
  * wait for the caller; -EINVAL if @depot is NULL or @id is
  * not an id this depot could have issued; -ESTALE if @id is from another
  * generation or a reset is in progress; -ENOENT if the current generation
- * has no record at @id; -ENOSPC if @size is smaller than the depth (nothing
- * is copied).
+ * has no record at @id; -ENOSPC if @entries is not NULL and @size is
+ * smaller than the depth (nothing is copied).
  */
 int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
 			 unsigned long *entries, unsigned int size,
@@ -441,8 +441,9 @@ void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
 /**
  * stackdepot_lf_iter_next() - copy out the next record of a walk
  * @iter: a cursor set up by stackdepot_lf_iter_start()
- * @entries: buffer for the stack
- * @size: capacity of @entries; the depot's max depth always suffices
+ * @entries: buffer for the stack; NULL to learn only @info
+ * @size: capacity of @entries; the depot's max depth always suffices;
+ *	unused if @entries is NULL
  * @info: filled with the record's id, depth and ref count
  *
  * A walk returns every record that existed when it started exactly once,
@@ -454,8 +455,8 @@ void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
  * -EPERM if a grace period would not wait for the caller; -ESTALE if the
  * depot was reset since stackdepot_lf_iter_start(), or was being reset or
  * refused the caller when the walk started (every later call returns
- * -ESTALE too); -ENOSPC if @size is too small for the
- * next record (the walk does not advance).
+ * -ESTALE too); -ENOSPC if @entries is not NULL and @size is too small
+ * for the next record (the walk does not advance).
  */
 int stackdepot_lf_iter_next(struct stackdepot_lf_iter *iter,
 			    unsigned long *entries, unsigned int size,
@@ -484,6 +485,20 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
  * growth, or 0 if @params is out of range.
  */
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
+
+/**
+ * stackdepot_lf_index_bits() - how a depot splits its ids
+ * @params: capacity, as for stackdepot_lf_create()
+ *
+ * A reader that keeps ids apart from the depot (a file format, say) can
+ * tell generations apart with it: the high bits of an id are its
+ * generation (stackdepot_lf_id_gen()).
+ *
+ * Context: Any context.
+ * Return: the number of low bits of an id that index the table of a depot
+ * created with @params, or 0 if @params is out of range.
+ */
+u32 stackdepot_lf_index_bits(const struct stackdepot_lf_params *params);
 
 #else /* !CONFIG_STACKDEPOT_LF */
 
@@ -567,6 +582,12 @@ static inline void stackdepot_lf_stats(struct stackdepot_lf *depot,
 
 static inline size_t
 stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
+{
+	return 0;
+}
+
+static inline u32
+stackdepot_lf_index_bits(const struct stackdepot_lf_params *params)
 {
 	return 0;
 }

@@ -822,7 +822,7 @@ int stackdepot_lf_get_id_rcu(struct stackdepot_lf __rcu *const *depotp,
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_get_id_rcu);
 
-/* Copy out the record in slot @pos; called in a read section. */
+/* Copy out the record in slot @pos, frames if @entries; in a read section. */
 static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
 		     unsigned long *entries, unsigned int size,
 		     struct stackdepot_lf_info *info)
@@ -830,9 +830,11 @@ static int sdlf_copy(struct stackdepot_lf *depot, u32 state, u32 pos, u32 val,
 	const struct sdlf_record *rec = sdlf_record(depot, val);
 	unsigned int depth = sdlf_record_depth(rec);
 
-	if (depth > size)
-		return -ENOSPC;
-	memcpy(entries, rec->entries, depth * sizeof(*entries));
+	if (entries) {
+		if (depth > size)
+			return -ENOSPC;
+		memcpy(entries, rec->entries, depth * sizeof(*entries));
+	}
 	if (info) {
 		info->id = sdlf_make_id(state, pos);
 		info->depth = depth;
@@ -1385,6 +1387,14 @@ size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 	       g.ref_blocks * sdlf_ref_block_bytes(&g);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
+
+u32 stackdepot_lf_index_bits(const struct stackdepot_lf_params *params)
+{
+	u32 slots = sdlf_check_params(params);
+
+	return slots ? ilog2(slots) : 0;
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_index_bits);
 
 struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *params)
 {

@@ -1695,7 +1695,18 @@ static void test_arena_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.chunk_size, (u32)SZ_4K);
 	KUNIT_EXPECT_EQ(test, stats.index_bits, 5);
 
+	/* The split of ids is known before the depot is created. */
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(&small), 5);
+	p.max_records = 1000;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(&p), 11);
+	p.max_records = 1024;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(&p), 11);
+	p.max_records = STACKDEPOT_LF_MAX_RECORDS;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(&p), 20);
+
 	p.max_records++;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(&p), 0);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_index_bits(NULL), 0);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(&p), 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(stackdepot_lf_create(&p)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_mem_size(NULL), 0);
@@ -1758,6 +1769,34 @@ static void test_iterator(struct kunit *test)
 	ret = stackdepot_lf_iter_next(&iter, entries, TEST_DEPTH, &info);
 	KUNIT_EXPECT_GT(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(info.id), first);
+
+	/*
+	 * Without a buffer, a walk gives every record's id and depth, in the
+	 * same order, and copies nothing; so does a lookup.
+	 */
+	stackdepot_lf_iter_start(&iter, depot);
+	memset(seen, 0, 100 * sizeof(*seen));
+	n = 0;
+	while ((ret = stackdepot_lf_iter_next(&iter, NULL, 0, &info)) > 0) {
+		for (i = 0; i < 100; i++)
+			if (stackdepot_lf_id_to_u32(ids[i]) ==
+			    stackdepot_lf_id_to_u32(info.id))
+				break;
+		KUNIT_ASSERT_LT(test, i, 100U);
+		if (!n)
+			KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(info.id),
+					first);
+		seen[i]++;
+		n++;
+		KUNIT_EXPECT_EQ(test, ret, (int)(1 + i % TEST_DEPTH));
+		KUNIT_EXPECT_EQ(test, info.depth, (u32)ret);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_lookup(depot, info.id, NULL, 0,
+							   NULL), ret);
+	}
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, n, 100U);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, seen[i], 1U);
 
 	/* A reset mid-walk: -ESTALE from then on, never the new generation. */
 	stackdepot_lf_reset(depot);
