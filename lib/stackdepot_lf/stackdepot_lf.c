@@ -149,8 +149,9 @@
 /* Iterator state of a walk that saw a reset; odd, so never a live state */
 #define SDLF_ITER_STALE		U32_MAX
 #define SDLF_GRANULE		8U
-/* Slots an insert examines before it gives up */
+/* Slots an insert examines before it gives up; no table has fewer */
 #define SDLF_MAX_PROBE		32U
+static_assert(SDLF_MAX_PROBE <= 2 * STACKDEPOT_LF_MIN_RECORDS);
 /* Stripes of the hit counters; a power of two */
 #define SDLF_REF_STRIPES	8U
 /* Record numbers per block of hit counters */
@@ -192,7 +193,6 @@ struct stackdepot_lf {
 	u32 index_bits;
 	u32 max_records;
 	u32 max_depth;
-	u32 max_probe;
 	u32 chunk_shift;	/* granules per chunk, log2 */
 	u32 chunk_mask;		/* granules per chunk, minus one */
 	u32 max_chunks;
@@ -219,7 +219,9 @@ struct stackdepot_lf {
 	struct work_struct grow_work;
 	struct mutex grow_lock;	/* serialises growth */
 	u32 dir_size;		/* entries of ->chunks; grow_lock */
-	bool grow_paused;	/* KUnit only; grow_lock */
+#if IS_ENABLED(CONFIG_KUNIT)
+	bool grow_paused;	/* sdlf_grow_pause(); grow_lock */
+#endif
 	size_t mem_allocated;	/* written under grow_lock */
 
 	/* Id ranges, under sdlf_ids_lock. */
@@ -697,7 +699,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 	u32 probed, val, new_val = 0;
 	int ret;
 
-	for (probed = 0; probed < depot->max_probe;
+	for (probed = 0; probed < SDLF_MAX_PROBE;
 	     probed++, pos = (pos + 1) & depot->slot_mask) {
 		/* Pairs with sdlf_slot_publish(): the record is complete. */
 		val = smp_load_acquire(&depot->slots[pos]);
@@ -1112,7 +1114,13 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 		stats->hits = atomic64_read(&depot->hits_base);
 		if (!(state & SDLF_BUSY))
 			stats->hits += sdlf_sum_refs(depot, records);
-		smp_rmb();	/* the sums above, then ->state */
+		/*
+		 * The sums above, then ->state. Pairs with the reset's store
+		 * of the busy state, which sdlf_synchronize() orders before
+		 * the counters are summed into hits_base and cleared: a sum
+		 * that read a cleared counter sees a new state here.
+		 */
+		smp_rmb();
 		if (READ_ONCE(depot->state) != state)
 			stats->hits = atomic64_read(&depot->hits_base);
 	}
@@ -1200,6 +1208,16 @@ static int sdlf_add_ref_block(struct stackdepot_lf *depot)
 	return 0;
 }
 
+/* Growth held back by a test (sdlf_grow_pause()); grow_lock held. */
+static bool sdlf_grow_paused(struct stackdepot_lf *depot)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	return depot->grow_paused;
+#else
+	return false;
+#endif
+}
+
 /*
  * Add what the current generation is about to need: the spare chunks and
  * counter blocks sdlf_spare() asks past those in use; grow_lock held. The
@@ -1211,7 +1229,7 @@ static void sdlf_grow(struct stackdepot_lf *depot)
 {
 	u32 used, in_use;
 
-	if (depot->grow_paused)
+	if (sdlf_grow_paused(depot))
 		return;
 	/* Chunks up to the last one with a record in it, one at least. */
 	used = atomic_read(&depot->arena_used);
@@ -1415,7 +1433,6 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->index_bits = ilog2(slots);
 	depot->max_records = params->max_records;
 	depot->max_depth = params->max_depth;
-	depot->max_probe = min(SDLF_MAX_PROBE, slots);
 	depot->chunk_shift = g.chunk_shift;
 	depot->chunk_mask = (1U << depot->chunk_shift) - 1;
 	depot->max_chunks = g.max_chunks;

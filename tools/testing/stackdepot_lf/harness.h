@@ -48,6 +48,10 @@
 #define min_t(type, a, b)	min((type)(a), (type)(b))
 #define max_t(type, a, b)	max((type)(a), (type)(b))
 #define ilog2(n)		(63 - __builtin_clzll(n))
+/* As <linux/build_bug.h> has it: the message may be left out. */
+#undef static_assert
+#define static_assert(expr, ...)	__static_assert(expr, ##__VA_ARGS__, #expr)
+#define __static_assert(expr, msg, ...)	_Static_assert(expr, msg)
 
 static inline unsigned long roundup_pow_of_two(unsigned long n)
 {
