@@ -6,9 +6,11 @@
  * writes a TRACE_STACK_ID event holding a 32-bit id instead of a TRACE_STACK
  * event holding every frame. This file creates and frees one depot per
  * trace instance, hands ids to the recording path and prints TRACE_STACK_ID
- * events; the stack_map* tracefs files that read the depots back are in
- * trace_stackmap_export.c. The map itself lives in lib/stackdepot_lf/;
- * nothing here knows its layout.
+ * events; every change to an instance's stack map (reset, size, options,
+ * emit) is made here. The stack_map* tracefs files, in
+ * trace_stackmap_export.c, parse what is written and call in here, and
+ * read the depots back while trace_stackmap_lock_depot() holds them. The
+ * map itself lives in lib/stackdepot_lf/; nothing here knows its layout.
  *
  * Definitions: so that a reader of the ring buffer alone (trace-cmd record,
  * trace_pipe_raw) can resolve ids, the first use of a stack since the
@@ -48,7 +50,7 @@
 #include "trace_stackmap.h"
 
 /* Serialises depot creation, replacement, reset, freeing and tracefs. */
-DEFINE_MUTEX(trace_stackmap_mutex);
+static DEFINE_MUTEX(trace_stackmap_mutex);
 /* Set by trace_stackmap_init(); depots are created only afterwards. */
 static bool stackmap_ready;
 /* Capacity of the top-level depot from trace_stackmap_size=, 0 if unset. */
@@ -96,7 +98,11 @@ static int __init set_trace_stackmap_size(char *str)
 }
 early_param("trace_stackmap_size", set_trace_stackmap_size);
 
-/* Capacity of the next depot of @tr. */
+/*
+ * Capacity of the next depot of @tr, and of the current one: a new size
+ * frees it. trace_stackmap_mutex held, or the depot by
+ * trace_stackmap_lock_depot().
+ */
 unsigned int trace_stackmap_size(struct trace_array *tr)
 {
 	if (tr->stackmap.size)
@@ -119,11 +125,80 @@ static void trace_stackmap_params(struct stackdepot_lf_params *params,
 	};
 }
 
+/**
+ * trace_stackmap_index_bits() - how the depot of an instance splits its ids
+ * @tr: the instance, its depot held by trace_stackmap_lock_depot()
+ *
+ * Return: the low bits of an id that index the table of the depot of @tr,
+ * or of the depot setting the option would create.
+ */
+u32 trace_stackmap_index_bits(struct trace_array *tr)
+{
+	struct stackdepot_lf_params params;
+
+	trace_stackmap_params(&params, trace_stackmap_size(tr), 0);
+	return stackdepot_lf_index_bits(&params);
+}
+
 /* The depot of @tr, NULL if none; trace_stackmap_mutex held. */
-struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr)
+static struct stackdepot_lf *stackmap_depot(struct trace_array *tr)
 {
 	return rcu_dereference_protected(tr->stackmap.depot,
 					 lockdep_is_held(&trace_stackmap_mutex));
+}
+
+/*
+ * The depot of @tr for a caller that holds no lock: in an RCU-sched read
+ * section (preemption disabled), as the depot is freed after
+ * synchronize_rcu(). NULL if @tr has none; ERR_PTR(-EPERM) if that grace
+ * period would not wait for the caller (a CPU going offline, RCU not
+ * watching), which must then leave the depot alone.
+ */
+static struct stackdepot_lf *stackmap_depot_sched(struct trace_array *tr)
+{
+	if (!stackdepot_lf_caller_visible())
+		return ERR_PTR(-EPERM);
+	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+	return rcu_dereference_sched(tr->stackmap.depot);
+}
+
+/**
+ * trace_stackmap_lock_depot() - hold the depot of an instance to read it
+ * @tr: the instance
+ * @epoch: if not NULL, set to the count of its resets and replacements so
+ *	far, which a reader compares with a later one to learn whether its
+ *	ids went stale
+ *
+ * Until trace_stackmap_unlock_depot(), the depot is neither reset, nor
+ * replaced, nor freed, and trace_stackmap_size() is its capacity. Do not
+ * hold it over a copy to or from user memory.
+ *
+ * Context: Process context; takes trace_stackmap_mutex.
+ * Return: the depot, or NULL if @tr has none.
+ */
+struct stackdepot_lf *trace_stackmap_lock_depot(struct trace_array *tr,
+						u32 *epoch)
+{
+	mutex_lock(&trace_stackmap_mutex);
+	if (epoch)
+		*epoch = tr->stackmap.epoch;
+	return stackmap_depot(tr);
+}
+
+/**
+ * trace_stackmap_unlock_depot() - let go of a depot held for reading
+ *
+ * Context: Process context, after trace_stackmap_lock_depot().
+ */
+void trace_stackmap_unlock_depot(void)
+{
+	mutex_unlock(&trace_stackmap_mutex);
+}
+
+/* For the readers of trace_stackmap_export.c: lockdep checks they hold it. */
+void trace_stackmap_assert_depot_held(void)
+{
+	lockdep_assert_held(&trace_stackmap_mutex);
 }
 
 /*
@@ -137,7 +212,7 @@ static int stackmap_create(struct trace_array *tr, unsigned int initial)
 
 	lockdep_assert_held(&trace_stackmap_mutex);
 
-	if (trace_stackmap_depot(tr))
+	if (stackmap_depot(tr))
 		return 0;
 
 	/*
@@ -170,13 +245,13 @@ static int stackmap_create(struct trace_array *tr, unsigned int initial)
  * Unpublish the depot of @tr and free it once no reader can see it;
  * trace_stackmap_mutex held.
  */
-void trace_stackmap_destroy(struct trace_array *tr)
+static void stackmap_destroy(struct trace_array *tr)
 {
 	struct stackdepot_lf *depot;
 
 	lockdep_assert_held(&trace_stackmap_mutex);
 
-	depot = trace_stackmap_depot(tr);
+	depot = stackmap_depot(tr);
 	if (!depot)
 		return;
 
@@ -210,7 +285,7 @@ int trace_stackmap_enable(struct trace_array *tr)
 		return -EINVAL;
 
 	mutex_lock(&trace_stackmap_mutex);
-	stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
+	stackdepot_lf_clear_marks(stackmap_depot(tr));
 	if (stackmap_ready)
 		ret = stackmap_create(tr, 0);
 	mutex_unlock(&trace_stackmap_mutex);
@@ -337,7 +412,7 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 	*define = false;
 	/*
 	 * Only callers that write definitions set the marks. Pairs with
-	 * smp_store_release() in trace_stackmap_set_defs(): the marks were
+	 * smp_store_release() in trace_stackmap_set_option(): the marks were
 	 * cleared before definitions came back on.
 	 */
 	no_defs = smp_load_acquire(&sm->no_defs);
@@ -404,11 +479,12 @@ static bool stackmap_write_def(struct trace_array *tr,
 /* Give back the mark of @id, so that its next use defines it again. */
 static void stackmap_undefine(struct trace_array *tr, u32 id)
 {
-	/* The depot is freed after synchronize_rcu(); see get_id above. */
+	struct stackdepot_lf *depot;
+
 	rcu_read_lock_sched_notrace();
-	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
-	stackdepot_lf_unmark(rcu_dereference_sched(tr->stackmap.depot),
-			     stackdepot_lf_u32_to_id(id));
+	depot = stackmap_depot_sched(tr);
+	if (!IS_ERR(depot))
+		stackdepot_lf_unmark(depot, stackdepot_lf_u32_to_id(id));
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -569,11 +645,12 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
  */
 void trace_stackmap_redefine(struct trace_array *tr)
 {
-	/* The depot is freed after synchronize_rcu(); see get_id above. */
+	struct stackdepot_lf *depot;
+
 	rcu_read_lock_sched_notrace();
-	if (stackdepot_lf_caller_visible())
-		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
-		stackdepot_lf_clear_marks(rcu_dereference_sched(tr->stackmap.depot));
+	depot = stackmap_depot_sched(tr);
+	if (!IS_ERR(depot))
+		stackdepot_lf_clear_marks(depot);
 	else
 		/*
 		 * After the swap or reset that lost the definitions. Pairs
@@ -599,23 +676,117 @@ void trace_stackmap_buffer_reset(struct array_buffer *buf)
 }
 
 /**
- * trace_stackmap_set_defs() - turn the definitions of an instance on or off
+ * trace_stackmap_option() - read an option of an instance's stack map
  * @tr: the instance
- * @on: write definitions into its buffer from now on
+ * @opt: the option
  *
- * Turned back on, every stack is defined again at its next use: the
- * buffer may have lost the definitions written before.
+ * Context: Any context.
+ * Return: whether @opt is set.
+ */
+bool trace_stackmap_option(struct trace_array *tr,
+			   enum trace_stackmap_opt opt)
+{
+	switch (opt) {
+	case TRACE_STACKMAP_OPT_EXPAND:
+		/* A lockless read of what trace_stackmap_set_option() wrote. */
+		return READ_ONCE(tr->stackmap.expand);
+	case TRACE_STACKMAP_OPT_DEFS:
+		/* A lockless read of what trace_stackmap_set_option() wrote. */
+		return !READ_ONCE(tr->stackmap.no_defs);
+	default:
+		return false;
+	}
+}
+
+/**
+ * trace_stackmap_set_option() - set or clear an option of an instance
+ * @tr: the instance
+ * @opt: %TRACE_STACKMAP_OPT_EXPAND: the trace file prints ids as full
+ *	stacks; %TRACE_STACKMAP_OPT_DEFS: definitions are written into the
+ *	buffer. Definitions turned back on define every stack again at its
+ *	next use: the buffer may have lost those written before.
+ * @on: set it
  *
  * Context: Process context; takes trace_stackmap_mutex.
+ * Return: 0, or -EINVAL for an unknown @opt.
  */
-void trace_stackmap_set_defs(struct trace_array *tr, bool on)
+int trace_stackmap_set_option(struct trace_array *tr,
+			      enum trace_stackmap_opt opt, bool on)
 {
+	switch (opt) {
+	case TRACE_STACKMAP_OPT_EXPAND:
+		/* Pairs with READ_ONCE() in trace_stack_id_print(). */
+		WRITE_ONCE(tr->stackmap.expand, on);
+		return 0;
+	case TRACE_STACKMAP_OPT_DEFS:
+		mutex_lock(&trace_stackmap_mutex);
+		if (on && tr->stackmap.no_defs)
+			stackdepot_lf_clear_marks(stackmap_depot(tr));
+		/* Pairs with smp_load_acquire() in trace_stackmap_get_id(). */
+		smp_store_release(&tr->stackmap.no_defs, !on);
+		mutex_unlock(&trace_stackmap_mutex);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * trace_stackmap_reset() - empty the depot of an instance
+ * @tr: the instance
+ *
+ * The ids already in the trace stop resolving (readers of stack_map and
+ * stack_map_bin get -ESTALE); the stacks get new ids, and definitions,
+ * at their next use.
+ *
+ * Context: Process context; sleeps. Takes trace_stackmap_mutex.
+ */
+void trace_stackmap_reset(struct trace_array *tr)
+{
+	struct stackdepot_lf *depot;
+
 	mutex_lock(&trace_stackmap_mutex);
-	if (on && tr->stackmap.no_defs)
-		stackdepot_lf_clear_marks(trace_stackmap_depot(tr));
-	/* Pairs with smp_load_acquire() in trace_stackmap_get_id(). */
-	smp_store_release(&tr->stackmap.no_defs, !on);
+	depot = stackmap_depot(tr);
+	if (depot) {
+		stackdepot_lf_reset(depot);
+		tr->stackmap.epoch++;
+	}
 	mutex_unlock(&trace_stackmap_mutex);
+}
+
+/**
+ * trace_stackmap_set_size() - set the capacity of an instance's depot
+ * @tr: the instance
+ * @size: capacity in distinct stacks, %TRACE_STACKMAP_MIN_SIZE to
+ *	%TRACE_STACKMAP_MAX_SIZE
+ *
+ * A depot of another capacity is freed: the next setting of the option
+ * creates one of @size. The ids it issued stay in the trace, stale.
+ *
+ * Context: Process context; sleeps. Takes trace_types_lock and
+ * trace_stackmap_mutex.
+ * Return: 0; -EBUSY while the option is set (its depot in use); -EINVAL
+ * for a @size out of range.
+ */
+int trace_stackmap_set_size(struct trace_array *tr, unsigned int size)
+{
+	int ret = 0;
+
+	if (size < TRACE_STACKMAP_MIN_SIZE || size > TRACE_STACKMAP_MAX_SIZE)
+		return -EINVAL;
+
+	/* Keeps the option from being set while the depot is replaced. */
+	mutex_lock(&trace_types_lock);
+	mutex_lock(&trace_stackmap_mutex);
+	if (tr->trace_flags & TRACE_ITER_STACKMAP) {
+		ret = -EBUSY;
+	} else if (size != trace_stackmap_size(tr)) {
+		tr->stackmap.size = size;
+		stackmap_destroy(tr);
+	}
+	mutex_unlock(&trace_stackmap_mutex);
+	mutex_unlock(&trace_types_lock);
+	return ret;
 }
 
 /**
@@ -720,7 +891,7 @@ int trace_stackmap_emit(struct trace_array *tr)
 	/* The definitions go to this CPU's buffer, however long they take. */
 	migrate_disable();
 	cpu = smp_processor_id();
-	depot = trace_stackmap_depot(tr);
+	depot = stackmap_depot(tr);
 	/*
 	 * update_max_tr() may swap the main buffer meanwhile: each
 	 * definition goes into the one that is main when it is written.
@@ -793,7 +964,7 @@ void trace_stackmap_free(struct trace_array *tr)
 
 	mutex_lock(&trace_stackmap_mutex);
 	cpu = tr->stackmap.cpu;
-	trace_stackmap_destroy(tr);
+	stackmap_destroy(tr);
 	mutex_unlock(&trace_stackmap_mutex);
 	if (!cpu)
 		return;
@@ -827,14 +998,10 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 	 * does not wait for a dump from a CPU RCU no longer waits for.
 	 */
 	rcu_read_lock_sched_notrace();
-	depth = -EPERM;
-	if (stackdepot_lf_caller_visible()) {
-		/* Pairs with rcu_assign_pointer() in stackmap_create(). */
-		depot = rcu_dereference_sched(tr->stackmap.depot);
-		depth = stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
-					     entries, TRACE_STACKMAP_MAX_DEPTH,
-					     NULL);
-	}
+	depot = stackmap_depot_sched(tr);
+	depth = IS_ERR(depot) ? PTR_ERR(depot) :
+		stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
+				     entries, TRACE_STACKMAP_MAX_DEPTH, NULL);
 	rcu_read_unlock_sched_notrace();
 
 	if (depth > 0) {
@@ -864,10 +1031,7 @@ static enum print_line_t trace_stack_id_print(struct trace_iterator *iter,
 
 	trace_assign_type(field, iter->ent);
 
-	/*
-	 * Pairs with WRITE_ONCE() in stackmap_expand_write(), in
-	 * trace_stackmap_export.c.
-	 */
+	/* Pairs with WRITE_ONCE() in trace_stackmap_set_option(). */
 	if (READ_ONCE(iter->tr->stackmap.expand) &&
 	    stackmap_print_stack(s, iter->tr, field->id, flags))
 		return trace_handle_return(s);

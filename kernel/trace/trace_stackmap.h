@@ -2,14 +2,13 @@
 /*
  * ftrace stackmap: the glue between the trace option "stackmap" and a
  * stackdepot_lf depot per trace instance: what trace.h and trace.c use,
- * and what trace_stackmap_export.c uses of trace_stackmap.c. See
+ * and what the tracefs files of trace_stackmap_export.c call. See
  * Documentation/trace/ftrace-stackmap.rst.
  */
 #ifndef _TRACE_STACKMAP_H
 #define _TRACE_STACKMAP_H
 
 #include <linux/atomic.h>
-#include <linux/mutex.h>
 #include <linux/stackdepot_lf.h>
 #include <linux/types.h>
 
@@ -45,6 +44,13 @@ struct dentry;
  * tenth (see stack_map_redefine in Documentation/trace/ftrace-stackmap.rst).
  */
 #define TRACE_STACKMAP_DEFAULT_REDEFINE	100U
+
+/* The options of options/stackmap-*, other than the trace_flags bit. */
+enum trace_stackmap_opt {
+	TRACE_STACKMAP_OPT_EXPAND,	/* stackmap-expand: print full stacks */
+	TRACE_STACKMAP_OPT_DEFS,	/* stackmap-defs: write definitions */
+	TRACE_STACKMAP_NR_OPTS,
+};
 
 #ifdef CONFIG_FTRACE_STACKMAP
 
@@ -93,10 +99,10 @@ struct trace_stackmap_cpu {
  * @redefinitions: times a CPU's buffer overwrote its share, and the stacks
  *	were to be defined again
  *
- * @size and @epoch are protected by trace_stackmap_mutex; @depot is
- * written under it and read locklessly by the recording and print paths;
- * so are @no_defs and @cpu; @expand, @redefine, @redefine_pct and the
- * counters are lockless.
+ * Only trace_stackmap.c changes these. @size and @epoch are protected by
+ * its trace_stackmap_mutex; @depot is written under it and read locklessly
+ * by the recording and print paths; so are @no_defs and @cpu; @expand,
+ * @redefine, @redefine_pct and the counters are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -130,14 +136,20 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 void trace_stackmap_free(struct trace_array *tr);
 
 /* For the tracefs files of trace_stackmap_export.c. */
-extern struct mutex trace_stackmap_mutex;
-
-struct stackdepot_lf *trace_stackmap_depot(struct trace_array *tr);
+struct stackdepot_lf *trace_stackmap_lock_depot(struct trace_array *tr,
+						u32 *epoch);
+void trace_stackmap_unlock_depot(void);
+void trace_stackmap_assert_depot_held(void);
 unsigned int trace_stackmap_size(struct trace_array *tr);
+u32 trace_stackmap_index_bits(struct trace_array *tr);
 int trace_stackmap_parse_size(const char *str, unsigned int *size);
-void trace_stackmap_destroy(struct trace_array *tr);
+int trace_stackmap_set_size(struct trace_array *tr, unsigned int size);
+void trace_stackmap_reset(struct trace_array *tr);
 int trace_stackmap_emit(struct trace_array *tr);
-void trace_stackmap_set_defs(struct trace_array *tr, bool on);
+bool trace_stackmap_option(struct trace_array *tr,
+			   enum trace_stackmap_opt opt);
+int trace_stackmap_set_option(struct trace_array *tr,
+			      enum trace_stackmap_opt opt, bool on);
 int trace_stackmap_set_redefine(struct trace_array *tr, unsigned int pct);
 
 #else /* !CONFIG_FTRACE_STACKMAP */

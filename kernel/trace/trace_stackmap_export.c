@@ -9,23 +9,23 @@
  * the binary format of <uapi/linux/trace_stackmap.h>, stack_map_size sets
  * the capacity of the next depot, options/stackmap-expand makes the trace
  * output print ids as full stacks and options/stackmap-defs turns the
- * definitions in the trace on and off. The depots are created and freed
- * in trace_stackmap.c, whose recording path fills them.
+ * definitions in the trace on and off. This file only parses and prints:
+ * every change is made by trace_stackmap.c, which creates and frees the
+ * depots and whose recording path fills them.
  *
  * Coding conventions in this file: @tr is the trace instance, @depot the
  * depot published in it, @st the cursor of a stack_map reader, @bin that
  * of a stack_map_bin reader.
  *
- * Locking: every access to a depot here holds trace_stackmap_mutex (see
- * trace_stackmap.c), which keeps it from being reset, replaced or freed
- * meanwhile; none holds it over a copy to or from user memory.
+ * Locking: every read of a depot here holds it by
+ * trace_stackmap_lock_depot(), which keeps it from being reset, replaced
+ * or freed meanwhile; none holds it over a copy to or from user memory.
  */
 
 #include <kunit/visibility.h>
 #include <linux/ctype.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -146,18 +146,18 @@ static void *stackmap_seq_start(struct seq_file *m, loff_t *pos)
 {
 	struct stackmap_seq *st = m->private;
 	struct stackdepot_lf *depot;
+	u32 epoch;
 
-	mutex_lock(&trace_stackmap_mutex);
+	depot = trace_stackmap_lock_depot(st->tr, &epoch);
 
 	if (!*pos) {
-		depot = trace_stackmap_depot(st->tr);
 		if (!depot)
 			return NULL;
 		stackdepot_lf_iter_start(&st->iter, depot);
-		st->epoch = st->tr->stackmap.epoch;
+		st->epoch = epoch;
 		st->pos = 0;
 		stackmap_seq_fetch(st);
-	} else if (st->epoch != st->tr->stackmap.epoch) {
+	} else if (st->epoch != epoch) {
 		/* The depot was reset, replaced or freed since the last read. */
 		st->depth = -ESTALE;
 	}
@@ -185,7 +185,7 @@ static void *stackmap_seq_next(struct seq_file *m, void *v, loff_t *pos)
 
 static void stackmap_seq_stop(struct seq_file *m, void *v)
 {
-	mutex_unlock(&trace_stackmap_mutex);
+	trace_stackmap_unlock_depot();
 }
 
 static int stackmap_seq_show(struct seq_file *m, void *v)
@@ -248,7 +248,6 @@ static ssize_t stackmap_write(struct file *file, const char __user *ubuf,
 			      size_t cnt, loff_t *ppos)
 {
 	struct trace_array *tr = file_inode(file)->i_private;
-	struct stackdepot_lf *depot;
 	char buf[8];
 	int cmd, ret;
 
@@ -265,13 +264,7 @@ static ssize_t stackmap_write(struct file *file, const char __user *ubuf,
 		if (ret)
 			return ret;
 	} else {
-		mutex_lock(&trace_stackmap_mutex);
-		depot = trace_stackmap_depot(tr);
-		if (depot) {
-			stackdepot_lf_reset(depot);
-			tr->stackmap.epoch++;
-		}
-		mutex_unlock(&trace_stackmap_mutex);
+		trace_stackmap_reset(tr);
 	}
 
 	*ppos += cnt;
@@ -317,12 +310,11 @@ static int stackmap_stat_show(struct seq_file *m, void *v)
 	struct stackdepot_lf *depot;
 	unsigned int size;
 
-	mutex_lock(&trace_stackmap_mutex);
-	depot = trace_stackmap_depot(tr);
+	depot = trace_stackmap_lock_depot(tr, NULL);
 	if (depot)
 		stackdepot_lf_stats(depot, &st);
 	size = trace_stackmap_size(tr);
-	mutex_unlock(&trace_stackmap_mutex);
+	trace_stackmap_unlock_depot();
 
 	seq_printf(m, "allocated: %d\n", !!depot);
 	if (!depot) {
@@ -399,33 +391,29 @@ struct stackmap_bin {
 };
 
 /*
- * Collect the ids of the current generation. Resets take
- * trace_stackmap_mutex, which the caller holds, so the generation cannot
- * change meanwhile. The counters are summed once per open, not per record.
+ * Collect the ids of the current generation, walking ids only: the
+ * stacks are copied at read. The caller holds the depot, which keeps
+ * resets, and so a new generation, away meanwhile; the records the walk
+ * finds are at most the depot's capacity.
  */
 static int stackmap_bin_snapshot(struct stackmap_bin *bin,
 				 struct stackdepot_lf *depot)
 {
-	struct stackdepot_lf_stats stats;
+	u32 max_records = trace_stackmap_size(bin->tr);
 	struct stackdepot_lf_info info;
 	struct stackdepot_lf_iter iter;
 	int ret;
 
-	lockdep_assert_held(&trace_stackmap_mutex);
+	trace_stackmap_assert_depot_held();
 
-	stackdepot_lf_stats(depot, &stats);
-	bin->ids = kvmalloc_array(stats.max_records, sizeof(*bin->ids),
-				  GFP_KERNEL);
+	bin->ids = kvmalloc_array(max_records, sizeof(*bin->ids), GFP_KERNEL);
 	if (!bin->ids)
 		return -ENOMEM;
 
-	bin->gen = stats.generation;
-	bin->index_bits = stats.index_bits;
+	bin->gen = stackdepot_lf_generation(depot);
 	stackdepot_lf_iter_start(&iter, depot);
-	while ((ret = stackdepot_lf_iter_next(&iter, bin->entries,
-					      ARRAY_SIZE(bin->entries),
-					      &info)) > 0) {
-		if (WARN_ON_ONCE(bin->nr_ids == stats.max_records))
+	while ((ret = stackdepot_lf_iter_next(&iter, NULL, 0, &info)) > 0) {
+		if (WARN_ON_ONCE(bin->nr_ids == max_records))
 			break;
 		bin->ids[bin->nr_ids++] = stackdepot_lf_id_to_u32(info.id);
 	}
@@ -453,15 +441,12 @@ static int stackmap_bin_open(struct inode *inode, struct file *file)
 	mutex_init(&bin->lock);
 	bin->addrs = kallsyms_show_value(file->f_cred);
 
-	mutex_lock(&trace_stackmap_mutex);
-	bin->epoch = tr->stackmap.epoch;
-	depot = trace_stackmap_depot(tr);
+	depot = trace_stackmap_lock_depot(tr, &bin->epoch);
+	/* Without a depot, the split of the one the option would create. */
+	bin->index_bits = trace_stackmap_index_bits(tr);
 	if (depot)
 		ret = stackmap_bin_snapshot(bin, depot);
-	else
-		/* The split of the depot that setting the option would create */
-		bin->index_bits = order_base_2(2 * trace_stackmap_size(tr));
-	mutex_unlock(&trace_stackmap_mutex);
+	trace_stackmap_unlock_depot();
 	if (ret)
 		goto out_free;
 
@@ -483,33 +468,31 @@ out_put:
 }
 
 /*
- * -ESTALE if the depot was reset or replaced since open. The epoch, not the
- * generation tag, because a tag comes back once the id space wraps.
+ * The depot of @bin, held, or NULL (and not held) if it was reset or
+ * replaced since open. The epoch, not the generation tag, tells: a tag
+ * comes back once the id space wraps.
  */
-static int stackmap_bin_check(struct stackmap_bin *bin)
+static struct stackdepot_lf *stackmap_bin_lock(struct stackmap_bin *bin)
 {
-	struct trace_array *tr = bin->tr;
+	struct stackdepot_lf *depot;
+	u32 epoch;
 
-	lockdep_assert_held(&trace_stackmap_mutex);
-
-	if (!trace_stackmap_depot(tr) || bin->epoch != tr->stackmap.epoch)
-		return -ESTALE;
-	return 0;
+	depot = trace_stackmap_lock_depot(bin->tr, &epoch);
+	if (!depot || epoch != bin->epoch) {
+		trace_stackmap_unlock_depot();
+		return NULL;
+	}
+	return depot;
 }
 
-/* Stage the next record; -ESTALE if the depot moved on since open. */
-static int stackmap_bin_stage(struct stackmap_bin *bin)
+/* Stage the next record of @depot, held; -ESTALE if it lost the record. */
+static int stackmap_bin_stage(struct stackmap_bin *bin,
+			      struct stackdepot_lf *depot)
 {
 	struct stackdepot_lf_info info;
-	struct stackdepot_lf *depot;
 	int depth;
 
-	lockdep_assert_held(&trace_stackmap_mutex);
-
-	if (stackmap_bin_check(bin))
-		return -ESTALE;
-	depot = trace_stackmap_depot(bin->tr);
-
+	trace_stackmap_assert_depot_held();
 	depth = stackdepot_lf_lookup(depot,
 				     stackdepot_lf_u32_to_id(bin->ids[bin->next]),
 				     bin->entries, ARRAY_SIZE(bin->entries),
@@ -529,6 +512,7 @@ static ssize_t stackmap_bin_read(struct file *file, char __user *ubuf,
 				 size_t cnt, loff_t *ppos)
 {
 	struct stackmap_bin *bin = file->private_data;
+	struct stackdepot_lf *depot;
 	ssize_t copied = 0;
 	size_t n;
 
@@ -536,18 +520,24 @@ static ssize_t stackmap_bin_read(struct file *file, char __user *ubuf,
 	/* Not even the rest of a staged record once the depot moved on. */
 	if (!bin->err && bin->gen &&
 	    (bin->off < bin->len || bin->next < bin->nr_ids)) {
-		mutex_lock(&trace_stackmap_mutex);
-		bin->err = stackmap_bin_check(bin);
-		mutex_unlock(&trace_stackmap_mutex);
+		depot = stackmap_bin_lock(bin);
+		if (depot)
+			trace_stackmap_unlock_depot();
+		else
+			bin->err = -ESTALE;
 	}
 	while (cnt && !bin->err) {
 		if (bin->off == bin->len) {
 			if (bin->next == bin->nr_ids)
 				break;
 			/* Not held over copy_to_user(), which may fault. */
-			mutex_lock(&trace_stackmap_mutex);
-			bin->err = stackmap_bin_stage(bin);
-			mutex_unlock(&trace_stackmap_mutex);
+			depot = stackmap_bin_lock(bin);
+			if (depot) {
+				bin->err = stackmap_bin_stage(bin, depot);
+				trace_stackmap_unlock_depot();
+			} else {
+				bin->err = -ESTALE;
+			}
 			if (bin->err)
 				break;
 		}
@@ -595,9 +585,9 @@ static ssize_t stackmap_size_read(struct file *file, char __user *ubuf,
 	char buf[16];
 	int len;
 
-	mutex_lock(&trace_stackmap_mutex);
+	trace_stackmap_lock_depot(tr, NULL);
 	len = scnprintf(buf, sizeof(buf), "%u\n", trace_stackmap_size(tr));
-	mutex_unlock(&trace_stackmap_mutex);
+	trace_stackmap_unlock_depot();
 
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, len);
 }
@@ -632,18 +622,7 @@ static ssize_t stackmap_size_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (trace_stackmap_parse_size(buf, &size))
 		return -EINVAL;
-
-	/* Keeps the option from being set while the depot is replaced. */
-	mutex_lock(&trace_types_lock);
-	mutex_lock(&trace_stackmap_mutex);
-	if (tr->trace_flags & TRACE_ITER_STACKMAP) {
-		ret = -EBUSY;
-	} else if (size != trace_stackmap_size(tr)) {
-		tr->stackmap.size = size;
-		trace_stackmap_destroy(tr);
-	}
-	mutex_unlock(&trace_stackmap_mutex);
-	mutex_unlock(&trace_types_lock);
+	ret = trace_stackmap_set_size(tr, size);
 	if (ret)
 		return ret;
 
@@ -706,10 +685,44 @@ static const struct file_operations stackmap_redefine_fops = {
 	.llseek		= default_llseek,
 };
 
-/* Parse the 0 or 1 written to an option file; garbage is -EINVAL too. */
-static int stackmap_option_from_user(const char __user *ubuf, size_t cnt,
-				     bool *on)
+/*
+ * options/stackmap-*: one file per option of trace_stackmap_option(), which
+ * has no trace_flags bit left. Each file's data is its instance, as for
+ * tracing_open_generic_tr(), which takes the instance's reference without
+ * reading it first; which option it is follows from its slot of
+ * stackmap_option_fops[].
+ */
+static const char * const stackmap_option_names[] = {
+	[TRACE_STACKMAP_OPT_EXPAND]	= "stackmap-expand",
+	[TRACE_STACKMAP_OPT_DEFS]	= "stackmap-defs",
+};
+
+static_assert(ARRAY_SIZE(stackmap_option_names) == TRACE_STACKMAP_NR_OPTS);
+
+static const struct file_operations
+stackmap_option_fops[TRACE_STACKMAP_NR_OPTS];
+
+static enum trace_stackmap_opt stackmap_option_of(struct file *file)
 {
+	return file->f_op - stackmap_option_fops;
+}
+
+static ssize_t stackmap_option_read(struct file *file, char __user *ubuf,
+				    size_t cnt, loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
+	bool on = trace_stackmap_option(tr, stackmap_option_of(file));
+	char buf[2] = { on ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
+}
+
+/* 0 or 1, as the trace_flags options take it; garbage is -EINVAL too. */
+static ssize_t stackmap_option_write(struct file *file,
+				     const char __user *ubuf, size_t cnt,
+				     loff_t *ppos)
+{
+	struct trace_array *tr = file->private_data;
 	unsigned int val;
 	char buf[8];
 	int ret;
@@ -719,80 +732,24 @@ static int stackmap_option_from_user(const char __user *ubuf, size_t cnt,
 		return ret;
 	if (kstrtouint(buf, 10, &val) || val > 1)
 		return -EINVAL;
-	*on = val;
-	return 0;
-}
-
-/* options/stackmap-expand: no trace_flags bit is left for it. */
-
-static ssize_t stackmap_expand_read(struct file *file, char __user *ubuf,
-				    size_t cnt, loff_t *ppos)
-{
-	struct trace_array *tr = file->private_data;
-	char buf[2] = { READ_ONCE(tr->stackmap.expand) ? '1' : '0', '\n' };
-
-	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
-}
-
-static ssize_t stackmap_expand_write(struct file *file,
-				     const char __user *ubuf, size_t cnt,
-				     loff_t *ppos)
-{
-	struct trace_array *tr = file->private_data;
-	bool on;
-	int ret;
-
-	ret = stackmap_option_from_user(ubuf, cnt, &on);
+	ret = trace_stackmap_set_option(tr, stackmap_option_of(file), val);
 	if (ret)
 		return ret;
 
-	/* Pairs with READ_ONCE() in trace_stack_id_print(), trace_stackmap.c. */
-	WRITE_ONCE(tr->stackmap.expand, on);
 	*ppos += cnt;
 	return cnt;
 }
 
-static const struct file_operations stackmap_expand_fops = {
-	.open		= tracing_open_generic_tr,
-	.read		= stackmap_expand_read,
-	.write		= stackmap_expand_write,
-	.release	= tracing_release_generic_tr,
-	.llseek		= default_llseek,
-};
-
-/* options/stackmap-defs: write stack definitions into the trace */
-
-static ssize_t stackmap_defs_read(struct file *file, char __user *ubuf,
-				  size_t cnt, loff_t *ppos)
-{
-	struct trace_array *tr = file->private_data;
-	char buf[2] = { READ_ONCE(tr->stackmap.no_defs) ? '0' : '1', '\n' };
-
-	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
-}
-
-static ssize_t stackmap_defs_write(struct file *file, const char __user *ubuf,
-				   size_t cnt, loff_t *ppos)
-{
-	struct trace_array *tr = file->private_data;
-	bool on;
-	int ret;
-
-	ret = stackmap_option_from_user(ubuf, cnt, &on);
-	if (ret)
-		return ret;
-
-	trace_stackmap_set_defs(tr, on);
-	*ppos += cnt;
-	return cnt;
-}
-
-static const struct file_operations stackmap_defs_fops = {
-	.open		= tracing_open_generic_tr,
-	.read		= stackmap_defs_read,
-	.write		= stackmap_defs_write,
-	.release	= tracing_release_generic_tr,
-	.llseek		= default_llseek,
+/* One slot per option, alike but for where they are. */
+static const struct file_operations
+stackmap_option_fops[TRACE_STACKMAP_NR_OPTS] = {
+	[0 ... TRACE_STACKMAP_NR_OPTS - 1] = {
+		.open		= tracing_open_generic_tr,
+		.read		= stackmap_option_read,
+		.write		= stackmap_option_write,
+		.release	= tracing_release_generic_tr,
+		.llseek		= default_llseek,
+	},
 };
 
 /**
@@ -805,6 +762,8 @@ static const struct file_operations stackmap_defs_fops = {
 void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer)
 {
+	unsigned int i;
+
 	trace_create_file("stack_map", TRACE_MODE_WRITE, d_tracer, tr,
 			  &stackmap_fops);
 	trace_create_file("stack_map_stat", TRACE_MODE_READ, d_tracer, tr,
@@ -819,8 +778,7 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 			  &stackmap_redefine_fops);
 	if (!tr->options)
 		return;
-	trace_create_file("stackmap-expand", TRACE_MODE_WRITE, tr->options, tr,
-			  &stackmap_expand_fops);
-	trace_create_file("stackmap-defs", TRACE_MODE_WRITE, tr->options, tr,
-			  &stackmap_defs_fops);
+	for (i = 0; i < TRACE_STACKMAP_NR_OPTS; i++)
+		trace_create_file(stackmap_option_names[i], TRACE_MODE_WRITE,
+				  tr->options, tr, &stackmap_option_fops[i]);
 }

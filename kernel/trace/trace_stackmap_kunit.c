@@ -828,7 +828,7 @@ static void stackmap_defs_off_test(struct kunit *test)
 	int on;
 
 	for (on = 0; on < 2; on++) {
-		trace_stackmap_set_defs(ctx->tr, on);
+		trace_stackmap_set_option(ctx->tr, TRACE_STACKMAP_OPT_DEFS, on);
 		stackmap_kunit_print_def_a(test, ctx->tr, NULL, &ip);
 		stackmap_kunit_defs_walk(test, ctx, ctx->tr, d);
 		KUNIT_EXPECT_EQ(test, d->ids, (on + 1) * STACKMAP_KUNIT_PRINTS);
@@ -873,6 +873,21 @@ static void stackmap_emit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), 2);
 }
 
+/* The payload bytes of the definitions of every stack of @tr's depot. */
+static size_t stackmap_kunit_defs_payload(struct trace_array *tr)
+{
+	struct stackdepot_lf_info info;
+	struct stackdepot_lf_iter iter;
+	size_t bytes = 0;
+
+	stackdepot_lf_iter_start(&iter, trace_stackmap_lock_depot(tr, NULL));
+	while (stackdepot_lf_iter_next(&iter, NULL, 0, &info) > 0)
+		bytes += struct_size_t(struct stack_def_entry, caller,
+				       info.depth);
+	trace_stackmap_unlock_depot();
+	return bytes;
+}
+
 /*
  * "emit" writes nothing, and says so, when the definitions would take
  * more than half of the smallest buffer: in overwrite mode they would
@@ -880,12 +895,10 @@ static void stackmap_emit_test(struct kunit *test)
  */
 static void stackmap_emit_too_big_test(struct kunit *test)
 {
-	struct stackdepot_lf_info info;
-	struct stackdepot_lf_iter iter;
 	struct stackmap_kunit_ctx *ctx;
 	struct trace_buffer *buffer;
 	struct trace_stackmap *sm;
-	size_t bytes = 0, half = SIZE_MAX;
+	size_t bytes, half = SIZE_MAX;
 	long emitted, defs;
 	int cpu, depth;
 
@@ -900,13 +913,7 @@ static void stackmap_emit_too_big_test(struct kunit *test)
 							  depth), 0);
 
 	/* Their definitions outgrow half of every CPU's buffer. */
-	mutex_lock(&trace_stackmap_mutex);
-	stackdepot_lf_iter_start(&iter, trace_stackmap_depot(ctx->tr));
-	while (stackdepot_lf_iter_next(&iter, ctx->entries,
-				       TRACE_STACKMAP_MAX_DEPTH, &info) > 0)
-		bytes += struct_size_t(struct stack_def_entry, caller,
-				       info.depth);
-	mutex_unlock(&trace_stackmap_mutex);
+	bytes = stackmap_kunit_defs_payload(ctx->tr);
 	for_each_online_cpu(cpu)
 		half = min_t(size_t, half, ring_buffer_size(buffer, cpu) / 2);
 	KUNIT_ASSERT_GT(test, bytes, half);
@@ -917,24 +924,6 @@ static void stackmap_emit_too_big_test(struct kunit *test)
 	/* Not one written: the counters count every one that is. */
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs_emitted), emitted);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&sm->defs), defs);
-}
-
-/* The payload bytes of the definitions of every stack of @tr's depot. */
-static size_t stackmap_kunit_defs_payload(struct stackmap_kunit_ctx *ctx,
-					  struct trace_array *tr)
-{
-	struct stackdepot_lf_info info;
-	struct stackdepot_lf_iter iter;
-	size_t bytes = 0;
-
-	mutex_lock(&trace_stackmap_mutex);
-	stackdepot_lf_iter_start(&iter, trace_stackmap_depot(tr));
-	while (stackdepot_lf_iter_next(&iter, ctx->entries,
-				       TRACE_STACKMAP_MAX_DEPTH, &info) > 0)
-		bytes += struct_size_t(struct stack_def_entry, caller,
-				       info.depth);
-	mutex_unlock(&trace_stackmap_mutex);
-	return bytes;
 }
 
 /*
@@ -963,7 +952,7 @@ static void stackmap_emit_footprint_test(struct kunit *test)
 	for (depth = 1; depth <= 48 && bytes < half / 4 * 3; depth++) {
 		KUNIT_EXPECT_GT(test, stackmap_kunit_nest(ctx->tr, NULL, 9,
 							  depth), 0);
-		bytes = stackmap_kunit_defs_payload(ctx, ctx->tr);
+		bytes = stackmap_kunit_defs_payload(ctx->tr);
 	}
 	KUNIT_ASSERT_GE(test, bytes, half / 4 * 3);
 	KUNIT_ASSERT_LT(test, bytes, half);
