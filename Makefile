@@ -117,7 +117,7 @@ help:
 	@echo '                  and TSan, stress under both, bounded libFuzzer run'
 	@echo '  fuzz          - the harness fuzzer, longer'
 	@echo '  mutate        - the harness against each single-bug mutant of'
-	@echo '                  the library ($(HARNESS)/mutants/):'
+	@echo '                  the library (scripts/mutate/mutants/):'
 	@echo '                  kill rate and survivors, also in out/mutate.txt;'
 	@echo '                  takes minutes, not part of test'
 	@echo '  bench         - every benchmark side by side: stackdepot_lf vs'
@@ -198,6 +198,12 @@ harness: deps
 harness-check: deps
 	@scripts/step.sh harness $(MAKE) --no-print-directory -C $(HARNESS) \
 		check RESULTS=$(OUT)/results.txt
+	@if scripts/mutate/check.sh > $(OUT)/mutants-apply.log 2>&1; then \
+		scripts/results.sh record PASS harness:mutants-apply; \
+	else \
+		cat $(OUT)/mutants-apply.log; \
+		scripts/results.sh record FAIL harness:mutants-apply; \
+	fi
 
 fuzz: deps
 	@$(MAKE) --no-print-directory -C $(HARNESS) fuzz
@@ -206,7 +212,7 @@ fuzz: deps
 # minutes.
 .PHONY: mutate
 mutate: deps
-	@$(HARNESS)/mutate.sh
+	@scripts/mutate/mutate.sh
 
 bench: deps tree
 	@scripts/bench.sh

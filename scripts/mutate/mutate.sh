@@ -35,8 +35,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-harness=${here#"$root"/}
+root=$(cd "$here/../.." && pwd)
+harness=tools/testing/stackdepot_lf
 build=${BUILD:-$root/build}
 out=${OUT:-$root/out}
 work=$build/mutate
