@@ -3,7 +3,10 @@
 #
 # Prove the patch series (make series-check; a step of make test):
 #
-#   series:generate          scripts/series.sh wrote $OUT/series/
+#   series:generate          scripts/series.sh wrote $OUT/series/ (the
+#                            kernel's series) and $OUT/series-tools/
+#                            (the tools', applied after it); the checks
+#                            below go through both, in that order
 #   series:checkpatch:<p>    checkpatch.pl --strict on each patch, clean
 #                            but for the types its series/ file allows,
 #                            each of which the patch names with a reason
@@ -72,21 +75,32 @@ fi
 pass series:generate
 cat "$log"
 
-mapfile -t defs < <(find "$defs_dir" -maxdepth 1 -name '[0-9]*.txt' | LC_ALL=C sort)
-mapfile -t mails < <(find "$out/series" -name '[0-9]*.patch' ! -name '0000-*' |
-	LC_ALL=C sort)
+mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" kernel tools)
+mapfile -t mails < <(for d in "$out/series" "$out/series-tools"; do
+	[ -d "$d" ] || continue
+	find "$d" -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort
+done)
 if [ ${#defs[@]} -ne ${#mails[@]} ]; then
 	fail series:generate
 	echo "  SERIES  ${#defs[@]} definitions but ${#mails[@]} patches" >&2
 	exit 0
 fi
 
+# mail_name PATCH: its name in results and logs; "tools-" before those
+# of the tools' series, whose numbers start again at 0001.
+mail_name() {
+	case $1 in
+	"$out/series-tools/"*) echo "tools-$(basename "$1" .patch)" ;;
+	*) basename "$1" .patch ;;
+	esac
+}
+
 # checkpatch, as a maintainer runs it on what he receives.
 signoff=--no-signoff
 [ -z "${SIGNOFF:-}" ] || signoff=
 for i in "${!mails[@]}"; do
 	p=${mails[$i]}
-	name=$(basename "$p" .patch)
+	name=$(mail_name "$p")
 	ignore=$(sed -n '/^$/q; s/^Checkpatch: *//p' "${defs[$i]}" | tr ' ' ',')
 	log=$logs/checkpatch-$name.log
 	(cd "$ksrc" && ./scripts/checkpatch.pl --strict $signoff \
@@ -180,7 +194,7 @@ ok=1
 for i in "${!mails[@]}"; do
 	p=${mails[$i]}
 	def=${defs[$i]}
-	name=$(basename "$p" .patch)
+	name=$(mail_name "$p")
 	nr=${name%%-*}
 	log=$logs/am-$name.log
 	if ! git -C "$work" am -q "$p" > "$log" 2>&1; then

@@ -12,6 +12,12 @@
 #      letter is filled in from series/cover-letter.txt and the last
 #      outputs of make run, make bench and make test under $OUT/.
 #
+# Two series come out: the kernel's, for the tracing and mm maintainers,
+# and, applied on top of it, the userspace tools that read the traces
+# (the series/ files with "Series: tools"), for their own audience, in
+# $OUT/series-tools/ with series/cover-letter-tools.txt. What only this
+# project needs (scripts/, vm/) is in neither.
+#
 # Every tracked overlay file (lib include kernel Documentation tools) and
 # every patches/*.patch must belong to exactly one patch: a file nobody
 # claims, or claimed twice, fails the run. A patches/ hunk is applied with
@@ -25,6 +31,8 @@
 #                         or patches/ files; may repeat
 #   KUnit: SUITE...       KUnit suites series-check runs once this patch
 #                         is in (optional)
+#   Series: tools         the patch belongs to the tools series, whose
+#                         patches follow the kernel's (optional)
 #   Checkpatch: TYPE...   checkpatch types this patch is allowed to
 #                         report; the body must say why (optional)
 #
@@ -43,6 +51,7 @@ out=${OUT:-$root/out}
 tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 repo=$build/series/linux
 dest=$out/series
+dest_tools=$out/series-tools
 # SERIES_DIR: another set of definitions, for trying a different cut.
 defs_dir=${SERIES_DIR:-$root/series}
 overlay_dirs=(lib include kernel Documentation tools)
@@ -77,8 +86,9 @@ if [ "$(cat "$build/series/base.stamp" 2>/dev/null)" != "$want" ] ||
 	echo "$want" > "$build/series/base.stamp"
 fi
 
-# 2. The commits.
-mapfile -t defs < <(find "$defs_dir" -maxdepth 1 -name '[0-9]*.txt' | LC_ALL=C sort)
+# 2. The commits: the kernel's series, then the tools'.
+mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" kernel tools)
+mapfile -t tools_defs < <("$scripts/series-defs.sh" "$defs_dir" tools)
 [ ${#defs[@]} -gt 0 ] || die "no $defs_dir/NN-*.txt"
 mapfile -t tracked < <({ git ls-files -- "${overlay_dirs[@]}"
 	find patches -maxdepth 1 -name '*.patch'; } | LC_ALL=C sort)
@@ -162,6 +172,9 @@ for def in "${defs[@]}"; do
 		die "$def: nothing to commit"
 	n=$(notes "$def")
 	[ -z "$n" ] || git_r notes add -f -m "$n" HEAD
+	if [ "$def" = "${defs[$((${#defs[@]} - ${#tools_defs[@]} - 1))]}" ]; then
+		git_r tag -f kernel >/dev/null
+	fi
 done
 
 # Each file exactly once.
@@ -173,9 +186,34 @@ unclaimed=$(LC_ALL=C comm -23 <(printf '%s\n' "${tracked[@]}") \
 [ -z "$unclaimed" ] || die "in no patch: $(echo $unclaimed)"
 
 # 3. The mail.
-rm -rf "$dest"
-git_r format-patch -q --cover-letter --notes --thread=shallow \
-	--subject-prefix="${SERIES_PREFIX:-PATCH}" -o "$dest" base..series
-python3 "$scripts/series-cover.py" "$defs_dir/cover-letter.txt" \
-	"$out" "$dest"/0000-cover-letter.patch "$repo"
-echo "  SERIES  $(ls "$dest" | grep -vc '^0000') patches and a cover letter in $dest"
+# mail DIR RANGE COVER PREFIX: format RANGE into DIR, fill in its cover
+# letter from COVER, and print the size of each patch as a reviewer
+# meets it: lines of the mail, and lines added and removed.
+mail() {
+	local dir=$1 range=$2 cover=$3 prefix=$4 total=0 lines p
+
+	rm -rf "$dir"
+	git_r format-patch -q --cover-letter --notes --thread=shallow \
+		--subject-prefix="$prefix" -o "$dir" "$range"
+	python3 "$scripts/series-cover.py" "$cover" "$out" \
+		"$dir"/0000-cover-letter.patch "$repo"
+	for p in "$dir"/[0-9]*.patch; do
+		case ${p##*/} in 0000-*) continue ;; esac
+		lines=$(wc -l < "$p")
+		total=$((total + lines))
+		# shellcheck disable=SC2046 # two numbers, two arguments
+		printf '  SERIES  %6d lines (+%d -%d)  %s\n' "$lines" \
+			$(awk '/^(\+\+\+|---) / || /^(---|-- )$/ { next }
+			       /^\+/ { a++ } /^-/ { d++ }
+			       END { print a + 0, d + 0 }' "$p") "${p##*/}"
+	done
+	echo "  SERIES  $(ls "$dir" | grep -vc '^0000') patches, $total lines, and a cover letter in $dir"
+}
+
+prefix=${SERIES_PREFIX:-PATCH}
+mail "$dest" base..kernel "$defs_dir/cover-letter.txt" "$prefix"
+rm -rf "$dest_tools"
+if [ ${#tools_defs[@]} -gt 0 ]; then
+	mail "$dest_tools" kernel..series "$defs_dir/cover-letter-tools.txt" \
+		"$prefix tools"
+fi
