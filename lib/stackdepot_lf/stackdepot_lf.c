@@ -537,6 +537,24 @@ static void sdlf_arena_give_back(struct stackdepot_lf *depot, u32 start,
 }
 
 /*
+ * Can record number @nr be taken? 0 if so, -ENOSPC if the depot is full,
+ * -EAGAIN if the number has no counter block yet; *@blocks is the number
+ * of blocks seen.
+ */
+static int sdlf_nr_room(struct stackdepot_lf *depot, int nr, u32 *blocks)
+{
+	if ((u32)nr >= depot->max_records)
+		return -ENOSPC;
+	if (depot->ref_blocks) {
+		/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
+		*blocks = smp_load_acquire(&depot->nr_ref_blocks);
+		if (nr >> SDLF_REF_BLOCK_SHIFT >= *blocks)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
  * Reserve chunk space and a record number, then fill the record in.
  * Returns 0 and in *@valp the slot value that will publish it, or -ENOSPC,
  * counted. The record becomes reachable only through the cmpxchg_release()
@@ -551,22 +569,16 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 	u32 per_chunk = 1U << depot->chunk_shift;
 	u32 start, chunk, nr_chunks, blocks = 0;
 	struct sdlf_record *rec;
-	int used, nr;
+	int used, nr, ret;
 
 	/*
 	 * Checked first, so that a full depot, or one whose next record has
 	 * no counter block yet, takes no chunk space: space reserved and
 	 * then given back after others took some would be lost.
 	 */
-	nr = atomic_read(&depot->nr_records);
-	if ((u32)nr >= depot->max_records)
-		goto full;
-	if (depot->ref_blocks) {
-		/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
-		blocks = smp_load_acquire(&depot->nr_ref_blocks);
-		if (nr >> SDLF_REF_BLOCK_SHIFT >= blocks)
-			goto grow;
-	}
+	ret = sdlf_nr_room(depot, atomic_read(&depot->nr_records), &blocks);
+	if (ret)
+		goto drop;
 
 	used = atomic_read(&depot->arena_used);
 	do {
@@ -578,9 +590,8 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 		/* Pairs with smp_store_release() in sdlf_add_chunk(). */
 		nr_chunks = smp_load_acquire(&depot->nr_chunks);
 		if (chunk >= nr_chunks) {
-			if (nr_chunks >= depot->max_chunks)
-				goto full;
-			goto grow;
+			ret = nr_chunks >= depot->max_chunks ? -ENOSPC : -EAGAIN;
+			goto drop;
 		}
 		/*
 		 * Pairs with the release in sdlf_arena_give_back(): the stores
@@ -595,17 +606,10 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 
 	nr = atomic_read(&depot->nr_records);
 	do {
-		if ((u32)nr >= depot->max_records) {
+		ret = sdlf_nr_room(depot, nr, &blocks);
+		if (ret) {
 			sdlf_arena_give_back(depot, start, size);
-			goto full;
-		}
-		if (depot->ref_blocks) {
-			/* Pairs with smp_store_release() in sdlf_add_ref_block(). */
-			blocks = smp_load_acquire(&depot->nr_ref_blocks);
-			if (nr >> SDLF_REF_BLOCK_SHIFT >= blocks) {
-				sdlf_arena_give_back(depot, start, size);
-				goto grow;
-			}
+			goto drop;
 		}
 		/* Pairs with the release in sdlf_record_discard(). */
 	} while (!atomic_try_cmpxchg_acquire(&depot->nr_records, &nr, nr + 1));
@@ -621,12 +625,13 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 	*valp = start + 1;
 	return 0;
 
-full:
-	sdlf_count(&depot->pcpu->drops_full);
-	return -ENOSPC;
-grow:
-	sdlf_grow_request(depot);
-	sdlf_count(&depot->pcpu->drops_grow);
+drop:
+	if (ret == -EAGAIN) {
+		sdlf_grow_request(depot);
+		sdlf_count(&depot->pcpu->drops_grow);
+	} else {
+		sdlf_count(&depot->pcpu->drops_full);
+	}
 	return -ENOSPC;
 }
 
