@@ -207,6 +207,11 @@ def print_harness(h):
                                    rcu[1].get('instr_per_op') or '-'))
         print('  with the benchmark\'s loop (the shim_rcu_pair row): in every depot')
         print('  op\'s ns/op and instr/op above, not in lib instr')
+    if 'race_arena_lost_percent' in h:
+        print('  lost races: 2 threads storing the same 20000 new stacks in '
+              'step left')
+        print('  %.2f%% of the arena bytes they took unused (arena_lost '
+              'over arena_used)' % h['race_arena_lost_percent'])
     print()
 
 

@@ -15,8 +15,11 @@
  * operation in the single-thread case, from two callgrind runs of
  * different lengths: all of them, and those of the library alone (the
  * depot call without the shim's read side, which in the kernel is
- * preempt_disable()). The Makefile builds the library for this program
- * as the kernel would: gcc -O2 without SSE, so without vectorised loops.
+ * preempt_disable()). Last, it measures what lost publication races
+ * waste: the share of the arena that two threads storing the same new
+ * stacks in step leave unused (see race_waste()). The Makefile builds the
+ * library for this program as the kernel would: gcc -O2 without SSE, so
+ * without vectorised loops.
  */
 #include <getopt.h>
 #include <time.h>
@@ -274,6 +277,93 @@ static double measure(enum bench_op op, unsigned int nthreads)
 	return total / rounds;
 }
 
+/*
+ * What lost races waste: two threads store the same RACE_STACKS new
+ * stacks, in the same order and in step (neither starts a stack before
+ * the other reached it), into an empty depot with room for all of them,
+ * so that they race for most stacks. Outer frames are shared, as in real
+ * call chains; every stack has a call site of its own.
+ */
+#define RACE_STACKS	20000
+#define RACE_MIN_DEPTH	4
+#define RACE_MAX_DEPTH	64
+
+static unsigned long race_frames[RACE_STACKS][RACE_MAX_DEPTH];
+static u32 race_depths[RACE_STACKS];
+static struct stackdepot_lf *race_depot;
+static unsigned int race_pos[2];
+
+static void *race_thread(void *arg)
+{
+	unsigned int me = (unsigned long)arg, i, spins;
+	stackdepot_lf_id_t id;
+
+	pthread_barrier_wait(&barrier);
+	for (i = 0; i < RACE_STACKS; i++) {
+		__atomic_store_n(&race_pos[me], i, __ATOMIC_RELEASE);
+		/* Spin, but yield a CPU a busy machine may not have to spare. */
+		for (spins = 0;
+		     __atomic_load_n(&race_pos[!me], __ATOMIC_ACQUIRE) < i;
+		     spins++)
+			if (spins > 1000)
+				sched_yield();
+		if (stackdepot_lf_get_id(race_depot, race_frames[i],
+					 race_depths[i], &id))
+			abort();
+	}
+	__atomic_store_n(&race_pos[me], RACE_STACKS, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Print and return the share of the arena lost races left unused. */
+static double race_waste(u64 seed)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 2 * RACE_STACKS,
+		.max_depth = RACE_MAX_DEPTH,
+		.initial_records = 2 * RACE_STACKS,
+	};
+	struct stackdepot_lf_stats st;
+	pthread_t tid[2];
+	u64 state = seed;
+	unsigned int i, j;
+	double share;
+
+	for (i = 0; i < RACE_STACKS; i++) {
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		race_depths[i] = RACE_MIN_DEPTH +
+				 (state >> 33) % (RACE_MAX_DEPTH - RACE_MIN_DEPTH + 1);
+		for (j = 0; j < race_depths[i]; j++)
+			race_frames[i][race_depths[i] - 1 - j] =
+				0xffffffff81000000UL + (j + 1) * 0x1000 +
+				((i >> (j / 4)) & 0xff) * 16;
+		race_frames[i][0] = 0xffffffff82000000UL + i * 16UL;
+	}
+	race_depot = stackdepot_lf_create(&p);
+	if (IS_ERR(race_depot))
+		abort();
+	pthread_barrier_init(&barrier, NULL, 2);
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&tid[i], NULL, race_thread,
+				   (void *)(unsigned long)i))
+			abort();
+	for (i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	stackdepot_lf_stats(race_depot, &st);
+	if (st.records != RACE_STACKS || st.drops_grow || st.drops_full)
+		abort();
+	share = st.arena_used ? 100.0 * st.arena_lost / st.arena_used : 0;
+	printf("lost races: 2 threads storing the same %u new stacks (depth %u-%u):\n",
+	       RACE_STACKS, RACE_MIN_DEPTH, RACE_MAX_DEPTH);
+	printf("  %llu lost races, %llu of %llu arena bytes lost (%.2f%%)\n",
+	       (unsigned long long)st.lost_races,
+	       (unsigned long long)st.arena_lost,
+	       (unsigned long long)st.arena_used, share);
+	stackdepot_lf_destroy(race_depot);
+	return share;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -344,7 +434,7 @@ int main(int argc, char **argv)
 	char exe[512];
 	ssize_t len;
 	unsigned int i, k, r, thr;
-	double mean_depth = 0;
+	double mean_depth = 0, lost_share;
 	FILE *jf = NULL;
 	int opt;
 
@@ -474,6 +564,7 @@ int main(int argc, char **argv)
 	printf("):\nthe shim_rcu_pair row (its loop included), in every depot op's\n");
 	printf("ns and instr/op above, not in lib instr; the kernel's read side,\n");
 	printf("preempt_disable(), is a per-CPU increment and a compiler barrier.\n");
+	lost_share = race_waste(seed);
 
 	if (json)
 		jf = fopen(json, "w");
@@ -488,6 +579,7 @@ int main(int argc, char **argv)
 			mean_depth, (unsigned long long)reps);
 		fprintf(jf, "  \"rcu_mode\": \"%s\",\n", sdlf_rcu_mode());
 		fprintf(jf, "  \"rcu_mode_callgrind\": \"%s\",\n", grind_mode);
+		fprintf(jf, "  \"race_arena_lost_percent\": %.3f,\n", lost_share);
 		fprintf(jf, "  \"ops\": %lu,\n  \"results\": [\n", ops);
 		for (k = 0; k < ARRAY_SIZE(table_ops); k++) {
 			enum bench_op op = table_ops[k];
