@@ -117,7 +117,8 @@ struct stackdepot_lf_info {
  * @arena_used: chunk bytes taken in the current generation, including
  *	@arena_lost and @chunk_ends
  * @arena_lost: chunk bytes taken by inserts that lost a race and could not
- *	be given back in the current generation
+ *	be given back in the current generation, including the record each
+ *	CPU keeps for its next insert
  * @chunk_ends: chunk bytes left unused because the next record did not fit
  *	in what remained of a chunk
  * @mem_used: @arena_used and the hit counters of the current generation's

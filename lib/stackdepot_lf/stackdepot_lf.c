@@ -97,7 +97,11 @@
  *   that lost a publication race gives its unpublished record's space and
  *   number back with a release cmpxchg, and allocations take them with an
  *   acquire cmpxchg, so the loser's stores are ordered before the next
- *   owner's.
+ *   owner's. A record whose number others took after cannot be given
+ *   back: its CPU keeps it, space and number, for its next insert. Only
+ *   that CPU, its interrupts and NMIs touch the kept record, each taking
+ *   or putting it with one xchg(), so that program order on the one CPU
+ *   orders its stores; reset clears it with no caller left.
  * - Hit counts (%STACKDEPOT_LF_COUNT_REFS) are relaxed atomics in counter
  *   blocks indexed by record number, apart from the records so that the hit
  *   path does not dirty the cache lines that other CPUs compare against.
@@ -174,7 +178,8 @@ struct sdlf_record {
 	unsigned long entries[];
 };
 
-struct sdlf_pcpu_stats {
+/* Per-CPU statistics, and the record a lost race kept for the next insert */
+struct sdlf_pcpu {
 	local64_t hits;		/* only without STACKDEPOT_LF_COUNT_REFS */
 	local64_t inserts;
 	local64_t lost_races;
@@ -184,6 +189,7 @@ struct sdlf_pcpu_stats {
 	local64_t drops_too_deep;
 	local64_t drops_busy;
 	local64_t drops_context;
+	u32 kept;		/* a lost race's record, or 0: sdlf_keep() */
 };
 
 struct stackdepot_lf {
@@ -202,7 +208,7 @@ struct stackdepot_lf {
 	unsigned long *marks;	/* one bit per slot, see "Marks" above */
 	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
 	atomic_long_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
-	struct sdlf_pcpu_stats __percpu *pcpu;
+	struct sdlf_pcpu __percpu *pcpu;
 
 	/* Written by inserts, on its own cache line. */
 	atomic_t nr_records ____cacheline_aligned;	/* numbers handed out */
@@ -537,6 +543,47 @@ static void sdlf_arena_give_back(struct stackdepot_lf *depot, u32 start,
 }
 
 /*
+ * Keep the unpublished record @val of @size granules for this CPU's next
+ * insert; called in a read section. Its space and number count as lost
+ * until then. A record kept before, by a caller this one interrupted,
+ * stays lost.
+ */
+static void sdlf_keep(struct stackdepot_lf *depot, u32 val, u32 size)
+{
+	atomic_add(size, &depot->arena_lost);
+	atomic_inc(&depot->records_lost);
+	/* Atomic against this CPU's interrupts; see "Chunk space" above. */
+	xchg(&raw_cpu_ptr(depot->pcpu)->kept, val);
+}
+
+/*
+ * Take the record this CPU kept, if a record of @size granules fits in
+ * it; called in a read section. Returns its slot value, or 0. What the
+ * new record leaves of the kept one stays lost.
+ */
+static u32 sdlf_take_kept(struct stackdepot_lf *depot, u32 size)
+{
+	u32 *kept = &raw_cpu_ptr(depot->pcpu)->kept;
+	u32 val;
+
+	/* Written only by this CPU while callers run: a plain check first. */
+	if (likely(!READ_ONCE(*kept)))
+		return 0;
+	/* Atomic against this CPU's interrupts; see "Chunk space" above. */
+	val = xchg(kept, 0);
+	if (!val)
+		return 0;
+	if (sdlf_record_granules(sdlf_record_depth(sdlf_record(depot, val))) <
+	    size) {
+		xchg(kept, val);
+		return 0;
+	}
+	atomic_sub(size, &depot->arena_lost);
+	atomic_dec(&depot->records_lost);
+	return val;
+}
+
+/*
  * Can record number @nr be taken? 0 if so, -ENOSPC if the depot is full,
  * -EAGAIN if the number has no counter block yet; *@blocks is the number
  * of blocks seen.
@@ -555,11 +602,12 @@ static int sdlf_nr_room(struct stackdepot_lf *depot, int nr, u32 *blocks)
 }
 
 /*
- * Reserve chunk space and a record number, then fill the record in.
- * Returns 0 and in *@valp the slot value that will publish it, or -ENOSPC,
- * counted. The record becomes reachable only through the cmpxchg_release()
- * in sdlf_slot_publish(); the acquires on the cursors only order our
- * stores after those of a loser that gave the same bytes back.
+ * Reserve chunk space and a record number, or take the record this CPU
+ * kept, then fill the record in. Returns 0 and in *@valp the slot value
+ * that will publish it, or -ENOSPC, counted. The record becomes reachable
+ * only through the cmpxchg_release() in sdlf_slot_publish(); the acquires
+ * on the cursors only order our stores after those of a loser that gave
+ * the same bytes back.
  */
 static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 			     const unsigned long *entries,
@@ -567,9 +615,16 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 {
 	u32 size = sdlf_record_granules(nr_entries);
 	u32 per_chunk = 1U << depot->chunk_shift;
-	u32 start, chunk, nr_chunks, blocks = 0;
+	u32 val, start, chunk, nr_chunks, blocks = 0;
 	struct sdlf_record *rec;
 	int used, nr, ret;
+
+	val = sdlf_take_kept(depot, size);
+	if (val) {
+		rec = sdlf_record(depot, val);
+		nr = sdlf_record_nr(rec);
+		goto fill;
+	}
 
 	/*
 	 * Checked first, so that a full depot, or one whose next record has
@@ -617,12 +672,14 @@ static int sdlf_record_build(struct stackdepot_lf *depot, u32 hash,
 	    sdlf_spare_short((nr >> SDLF_REF_BLOCK_SHIFT) + 1, blocks,
 			     depot->max_ref_blocks))
 		sdlf_grow_request(depot);
+	val = start + 1;
+	rec = sdlf_record(depot, val);
 
-	rec = sdlf_record_at(depot, start);
+fill:
 	rec->hash = hash;
 	rec->meta = (u32)nr << SDLF_DEPTH_BITS | nr_entries;
 	memcpy(rec->entries, entries, nr_entries * sizeof(*entries));
-	*valp = start + 1;
+	*valp = val;
 	return 0;
 
 drop:
@@ -637,18 +694,22 @@ drop:
 
 /*
  * Give back a record that lost its race and was never published: its
- * chunk space and its record number, each if nobody took one after it.
+ * record number if nobody took one after it, and then its chunk space if
+ * nobody took space after it. A record whose number cannot be given back
+ * is kept whole, space included, for this CPU's next insert.
  */
 static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 {
 	const struct sdlf_record *rec = sdlf_record(depot, val);
+	u32 size = sdlf_record_granules(sdlf_record_depth(rec));
 	int nr = sdlf_record_nr(rec), next = nr + 1;
 
-	sdlf_arena_give_back(depot, val - 1,
-			     sdlf_record_granules(sdlf_record_depth(rec)));
 	/* Pairs with the acquire in sdlf_record_build() of the next owner. */
-	if (!atomic_try_cmpxchg_release(&depot->nr_records, &next, nr))
-		atomic_inc(&depot->records_lost);
+	if (!atomic_try_cmpxchg_release(&depot->nr_records, &next, nr)) {
+		sdlf_keep(depot, val, size);
+		return;
+	}
+	sdlf_arena_give_back(depot, val - 1, size);
 }
 
 /*
@@ -904,6 +965,7 @@ static u64 sdlf_sum_refs(struct stackdepot_lf *depot, u32 records)
 void stackdepot_lf_reset(struct stackdepot_lf *depot)
 {
 	u32 state, records, b;
+	int cpu;
 
 	if (!depot)
 		return;
@@ -936,6 +998,8 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	atomic_set(&depot->arena_lost, 0);
 	atomic_set(&depot->chunk_ends, 0);
 	atomic_set(&depot->records_lost, 0);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(depot->pcpu, cpu)->kept, 0);
 	atomic64_inc(&depot->resets);
 
 	/*
@@ -1133,7 +1197,7 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 	stats->resets = atomic64_read(&depot->resets);
 
 	for_each_possible_cpu(cpu) {
-		struct sdlf_pcpu_stats *pcpu = per_cpu_ptr(depot->pcpu, cpu);
+		struct sdlf_pcpu *pcpu = per_cpu_ptr(depot->pcpu, cpu);
 
 		/* Pairs with local64_inc() in sdlf_count(); may lag. */
 		stats->hits += local64_read(&pcpu->hits);
@@ -1393,7 +1457,7 @@ static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 	return sizeof(struct stackdepot_lf) +
 	       (size_t)g->slots * sizeof(u32) +
 	       BITS_TO_LONGS(g->slots) * sizeof(unsigned long) +
-	       nr_cpu_ids * sizeof(struct sdlf_pcpu_stats) +
+	       nr_cpu_ids * sizeof(struct sdlf_pcpu) +
 	       g->dir_size * sizeof(u8 *) +
 	       g->max_ref_blocks * sizeof(atomic_long_t *);
 }
@@ -1456,7 +1520,7 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 				GFP_KERNEL);
 	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
 						 GFP_KERNEL));
-	depot->pcpu = alloc_percpu(struct sdlf_pcpu_stats);
+	depot->pcpu = alloc_percpu(struct sdlf_pcpu);
 	if (depot->max_ref_blocks)
 		depot->ref_blocks = kvcalloc(depot->max_ref_blocks,
 					     sizeof(atomic_long_t *), GFP_KERNEL);

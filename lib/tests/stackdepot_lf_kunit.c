@@ -1228,6 +1228,71 @@ static void test_lost_race_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.arena_used, 0ULL);
 }
 
+/*
+ * The record a lost race could not give back is kept for the next insert
+ * on its CPU: a shallower stack takes its space and number, and only the
+ * unused tail stays lost; a deeper one takes new space, leaving it kept.
+ * A reset drops it with the records.
+ */
+static void test_lost_race_reused(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	struct stackdepot_lf *other = create_default(test);
+	struct stackdepot_lf_stats stats;
+	u64 used;
+
+	/* The kept record is its CPU's: stay on one. */
+	migrate_disable();
+	get_id(test, depot, 5, 1);
+	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish);
+	expect_lost_race(test, depot);
+	stackdepot_lf_stats(depot, &stats);
+	used = stats.arena_used;
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, (u64)ALIGN(RS(RACE_DEPTH), 8));
+
+	/* Deeper than the kept record: new space, the kept one stays lost. */
+	get_id(test, depot, RACE_DEPTH + 2, 2);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used,
+			used + ALIGN(RS(RACE_DEPTH + 2), 8));
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, (u64)ALIGN(RS(RACE_DEPTH), 8));
+	KUNIT_EXPECT_EQ(test, stats.records, 3U);
+	used = stats.arena_used;
+
+	/* Shallower: it takes the kept record's space and number. */
+	get_id(test, depot, RACE_DEPTH - 4, 3);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, used);
+	KUNIT_EXPECT_EQ(test, stats.arena_lost,
+			(u64)(ALIGN(RS(RACE_DEPTH), 8) -
+			      ALIGN(RS(RACE_DEPTH - 4), 8)));
+	KUNIT_EXPECT_EQ(test, stats.records, 4U);
+	KUNIT_EXPECT_EQ(test, stats.arena_used - stats.arena_lost -
+			stats.chunk_ends, record_bytes(test, depot, NULL));
+	expect_resolves(test, depot, get_id(test, depot, RACE_DEPTH - 4, 3),
+			RACE_DEPTH - 4, 3);
+	expect_resolves(test, depot, get_id(test, depot, RACE_DEPTH + 2, 2),
+			RACE_DEPTH + 2, 2);
+
+	/* Kept for one insert only: the next one takes new space. */
+	get_id(test, depot, 3, 4);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, used + ALIGN(RS(3), 8));
+	KUNIT_EXPECT_EQ(test, stats.records, 5U);
+
+	/* A reset drops a kept record with the rest. */
+	get_id(test, other, 5, 1);
+	kunit_activate_static_stub(test, sdlf_slot_publish, race_publish);
+	expect_lost_race(test, other);
+	stackdepot_lf_reset(other);
+	get_id(test, other, 3, 5);
+	stackdepot_lf_stats(other, &stats);
+	KUNIT_EXPECT_EQ(test, stats.arena_used, (u64)ALIGN(RS(3), 8));
+	KUNIT_EXPECT_EQ(test, stats.arena_lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats.records, 1U);
+	migrate_enable();
+}
+
 /* get_id through an RCU-published pointer, as an owner that frees it does. */
 static void test_get_id_rcu(struct kunit *test)
 {
@@ -2537,6 +2602,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_directory_growth),
 	KUNIT_CASE(test_ref_blocks),
 	KUNIT_CASE(test_lost_race_accounting),
+	KUNIT_CASE(test_lost_race_reused),
 	KUNIT_CASE(test_get_id_rcu),
 	KUNIT_CASE(test_marks),
 	KUNIT_CASE(test_marks_lost_race),

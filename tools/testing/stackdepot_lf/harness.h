@@ -167,6 +167,10 @@ static inline void pfx##_add(type i, pfx##_t *v)			\
 {									\
 	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);		\
 }									\
+static inline void pfx##_sub(type i, pfx##_t *v)			\
+{									\
+	pfx##_add(-i, v);						\
+}									\
 static inline void pfx##_inc(pfx##_t *v)				\
 {									\
 	pfx##_add(1, v);						\

@@ -49,6 +49,9 @@ void msleep(unsigned int msecs);
 void usleep_range(unsigned long min, unsigned long max);
 long schedule_timeout_interruptible(long timeout);
 void cond_resched(void);
+/* A thread is its own CPU here (sdlf_cpu()): it never migrates. */
+#define migrate_disable()	do { } while (0)
+#define migrate_enable()	do { } while (0)
 
 /* kthreads: a pthread that waits to be woken, and stops when told to. */
 struct task_struct;
