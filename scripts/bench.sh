@@ -9,7 +9,7 @@
 #   2. harness: the userspace benchmark for 1..N threads, with callgrind
 #      instruction counts (tools/testing/stackdepot_lf, bench)
 #   3. vm: per-event cost of stack tracing with stackmap off and on in the
-#      QEMU guest, on a kernel without lockdep (vm/bench.config): once
+#      QEMU guest, on a kernel without lockdep (configs/vm-bench.config): once
 #      with multi-threaded TCG (wall time), once with -icount shift=0, where
 #      the guest clock counts instructions and the figures repeat exactly
 #
@@ -65,7 +65,7 @@ bench_kernel() {
 	stamp "kernel: KUnit stackdepot_lf_bench in UML, $rounds rounds"
 	rm -f "$dir/test.log"
 	(cd "$ksrc" && python3 tools/testing/kunit/kunit.py run \
-		--kunitconfig="$scripts/kunit/bench.config" \
+		--kunitconfig="$root/configs/kunit-bench.config" \
 		--build_dir="$dir" --jobs="$jobs" --timeout=900 \
 		--kernel_args="stackdepot_lf_bench_kunit.rounds=$rounds") \
 		> "$out/kernel.out" 2>&1
@@ -86,8 +86,8 @@ bench_harness() {
 # The guest is x86_64's: the -icount figures are compared across runs.
 bench_vm() {
 	local obj=$build/vm-bench initrd=$build/vm-initramfs.cpio.gz
-	stamp "vm: bench kernel (tinyconfig + vm/kernel.config + vm/x86_64.config + vm/bench.config)"
-	VM_ARCH=x86_64 VM_OBJ=$obj VM_EXTRA_CONFIG=$root/vm/bench.config \
+	stamp "vm: bench kernel (tinyconfig + configs/vm.config + configs/vm-x86_64.config + configs/vm-bench.config)"
+	VM_ARCH=x86_64 VM_OBJ=$obj VM_EXTRA_CONFIG=$root/configs/vm-bench.config \
 		"$root/vm/build-kernel.sh" > "$out/vm-build.log" 2>&1 ||
 		{ tail -20 "$out/vm-build.log" >&2; return 1; }
 	VM_ARCH=x86_64 "$root/vm/mkinitramfs.sh" "$initrd" || return 1

@@ -21,9 +21,9 @@
 #
 # Any warning fails its gate. The objects are built in trees of each
 # architecture's defconfig + a fragment: $BUILD/check-x86_64 and
-# check-arm64 with scripts/check.config, check-i386 with
-# scripts/check-i386.config, check-i386-nokunit with
-# scripts/check-i386-nokunit.config. The trees are kept between runs;
+# check-arm64 with configs/check.config, check-i386 with
+# configs/check-i386.config, check-i386-nokunit with
+# configs/check-i386-nokunit.config. The trees are kept between runs;
 # only the project's objects are rebuilt.
 
 set -uo pipefail
@@ -163,10 +163,10 @@ build_gates() {
 # Every project object, 64-bit, KUnit on; then the same on arm64, and on
 # 32-bit x86, where unsigned long and a frame are 4 bytes (all but the
 # benchmark suite, which is 64-bit only).
-build_gates x86_64 x86_64 "$scripts/check.config" "${objects[@]}"
-build_gates arm64 arm64 "$scripts/check.config" "${objects[@]}"
+build_gates x86_64 x86_64 "$root/configs/check.config" "${objects[@]}"
+build_gates arm64 arm64 "$root/configs/check.config" "${objects[@]}"
 mapfile -t objects32 < <(printf '%s\n' "${objects[@]}" | grep -v '_bench_kunit\.o$')
-build_gates i386 i386 "$scripts/check-i386.config" "${objects32[@]}"
+build_gates i386 i386 "$root/configs/check-i386.config" "${objects32[@]}"
 
 # uapi headers: `make headers` installs every uapi header of the tree into
 # usr/include of the x86_64 tree (incrementally), and each of ours must be
@@ -197,7 +197,7 @@ fi
 
 # The code that ships, 32-bit and without KUnit: no test-only helper may
 # be left unused, no 64-bit assumption may hide in its arithmetic.
-build_gates i386-nokunit i386 "$scripts/check-i386-nokunit.config" \
+build_gates i386-nokunit i386 "$root/configs/check-i386-nokunit.config" \
 	lib/stackdepot_lf/stackdepot_lf.o kernel/trace/trace_stackmap.o \
 	kernel/trace/trace_stackmap_export.o
 

@@ -6,14 +6,14 @@
 #
 # Usage: kunit-run.sh uml|x86_64|i386|arm64
 #
-#   uml     ARCH=um with generic KASAN (scripts/kunit/uml.config)
+#   uml     ARCH=um with generic KASAN (configs/kunit-uml.config)
 #   x86_64  QEMU TCG, -smp $QEMU_SMP, KCSAN + lockdep
-#           (scripts/kunit/x86_64.config)
+#           (configs/kunit-x86_64.config)
 #   i386    32-bit QEMU TCG, -smp $QEMU_SMP, lockdep
-#           (scripts/kunit/i386.config)
+#           (configs/kunit-i386.config)
 #   arm64   QEMU TCG (virt, -cpu max), -smp $QEMU_SMP, KCSAN + lockdep,
 #           built with the aarch64-linux-gnu- cross compiler
-#           (scripts/kunit/arm64.config)
+#           (configs/kunit-arm64.config)
 #
 # The kunitconfig is lib/tests/.kunitconfig plus the fragment. Logs go to
 # $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
@@ -35,7 +35,7 @@ mkdir -p "$out"
 
 args=(run
 	--kunitconfig=lib/tests/.kunitconfig
-	--kunitconfig="$scripts/kunit/$run.config"
+	--kunitconfig="$root/configs/kunit-$run.config"
 	--build_dir="$build_dir"
 	--jobs="${JOBS:-2}"
 	--timeout="${KUNIT_TIMEOUT:-900}")

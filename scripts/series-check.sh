@@ -14,9 +14,9 @@
 #                            pristine base in $BUILD/series/am
 #   series:build:<p>         after each patch that touches built files,
 #                            an incremental build of the x86_64 test
-#                            kernel (tinyconfig + vm/kernel.config +
-#                            vm/x86_64.config +
-#                            scripts/series.config) in $BUILD/series-obj;
+#                            kernel (tinyconfig + configs/vm.config +
+#                            configs/vm-x86_64.config +
+#                            configs/series.config) in $BUILD/series-obj;
 #                            after a harness or tools patch, that tool's
 #                            build; after a documentation patch,
 #                            kernel-doc on what its documents pull in
@@ -46,7 +46,7 @@ work=$build/series/am
 obj=$build/series-obj
 logs=$out/series-check
 record=$scripts/results.sh
-frags=("$root/vm/kernel.config" "$root/vm/x86_64.config" "$scripts/series.config")
+frags=("$root/configs/vm.config" "$root/configs/vm-x86_64.config" "$root/configs/series.config")
 defs_dir=${SERIES_DIR:-$root/series}
 
 rm -rf "$logs"

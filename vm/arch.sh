@@ -29,7 +29,7 @@
 vm_arch=${VM_ARCH:-x86_64}
 vm_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 vm_build=${BUILD:-$vm_root/build}
-vm_frags=("$vm_root/vm/kernel.config" "$vm_root/vm/$vm_arch.config")
+vm_frags=("$vm_root/configs/vm.config" "$vm_root/configs/vm-$vm_arch.config")
 case "$vm_arch" in
 x86_64)
 	vm_karch=x86_64

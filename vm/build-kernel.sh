@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build the QEMU guest's kernel: tinyconfig + vm/kernel.config + the
+# Build the QEMU guest's kernel: tinyconfig + configs/vm.config + the
 # fragment of its architecture (VM_ARCH, see vm/arch.sh), in $BUILD/vm
 # (x86_64) or $BUILD/vm-ARCH. The config is regenerated only when a
 # fragment changes, and kbuild does the rest incrementally, so a second
