@@ -25,12 +25,8 @@
 
 set -uo pipefail
 
-scripts=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$scripts")
-build=${BUILD:-$root/build}
-ksrc=${KSRC:-$build/linux}
-out=${OUT:-$root/out}/bench
-jobs=${JOBS:-2}
+. "$(dirname "$0")/common.sh"
+out=$out/bench
 rounds=${BENCH_ROUNDS:-15}
 reps=${BENCH_REPS:-5}
 parts=${BENCH_PARTS:-kernel harness vm}

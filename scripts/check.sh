@@ -28,14 +28,8 @@
 
 set -uo pipefail
 
-scripts=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$scripts")
-build=${BUILD:-$root/build}
-ksrc=${KSRC:-$build/linux}
-out=${OUT:-$root/out}
+. "$(dirname "$0")/common.sh"
 logs=$out/check
-jobs=${JOBS:-2}
-record=$scripts/results.sh
 rm -rf "$logs"
 mkdir -p "$logs"
 

@@ -23,13 +23,9 @@
 
 set -euo pipefail
 
-scripts=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$scripts")
+. "$(dirname "$0")/common.sh"
 run=${1:?usage: $0 uml|x86_64|i386|arm64}
 name=kunit-$run
-build=${BUILD:-$root/build}
-ksrc=${KSRC:-$build/linux}
-out=${OUT:-$root/out}
 build_dir=$build/$name
 mkdir -p "$out"
 
@@ -37,7 +33,7 @@ args=(run
 	--kunitconfig=lib/tests/.kunitconfig
 	--kunitconfig="$root/configs/kunit-$run.config"
 	--build_dir="$build_dir"
-	--jobs="${JOBS:-2}"
+	--jobs="$jobs"
 	--timeout="${KUNIT_TIMEOUT:-900}")
 case "$run" in
 uml)
@@ -76,7 +72,7 @@ rc=0
 (cd "$ksrc" && python3 tools/testing/kunit/kunit.py "${args[@]}") \
 	> "$out/$name.out" 2>&1 || rc=$?
 secs=$(( $(date +%s) - start ))
-"$scripts/results.sh" time "$name" "$secs"
+"$record" time "$name" "$secs"
 
 log=$out/$name.log
 if [ -f "$build_dir/test.log" ]; then
@@ -87,21 +83,21 @@ fi
 
 results=$("$scripts/ktap.py" "$name" "$log")
 while read -r status test; do
-	[ -n "$status" ] && "$scripts/results.sh" record "$status" "$test"
+	[ -n "$status" ] && "$record" record "$status" "$test"
 done <<< "$results"
 
 # kunit.py failing without any failed case: build, boot or parse trouble.
 if [ $rc -ne 0 ] && ! grep -q '^FAIL ' <<< "$results"; then
-	"$scripts/results.sh" record FAIL "$name:kunit.py-exit-$rc"
+	"$record" record FAIL "$name:kunit.py-exit-$rc"
 fi
 
 # Reports that fail the run even when every case passed.
 . "$scripts/kernel-reports.sh"
 reports=$KERNEL_REPORTS
 if [ -s "$log" ] && ! grep -Eq "$reports" "$log"; then
-	"$scripts/results.sh" record PASS "$name:console-clean"
+	"$record" record PASS "$name:console-clean"
 else
-	"$scripts/results.sh" record FAIL "$name:console-clean"
+	"$record" record FAIL "$name:console-clean"
 	grep -En "$reports" "$log" | head -20 | sed "s/^/  $name: /" >&2 || true
 fi
 

@@ -35,17 +35,11 @@
 
 set -uo pipefail
 
-scripts=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$scripts")
-build=${BUILD:-$root/build}
-out=${OUT:-$root/out}
-ksrc=${KSRC:-$build/linux}
-jobs=${JOBS:-2}
+. "$(dirname "$0")/common.sh"
 repo=$build/series/linux
 work=$build/series/am
 obj=$build/series-obj
 logs=$out/series-check
-record=$scripts/results.sh
 frags=("$root/configs/vm.config" "$root/configs/vm-x86_64.config" "$root/configs/series.config")
 defs_dir=${SERIES_DIR:-$root/series}
 

@@ -44,17 +44,12 @@
 
 set -euo pipefail
 
-scripts=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$scripts")
-build=${BUILD:-$root/build}
-out=${OUT:-$root/out}
-tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+. "$(dirname "$0")/common.sh"
 repo=$build/series/linux
 dest=$out/series
 dest_tools=$out/series-tools
 # SERIES_DIR: another set of definitions, for trying a different cut.
 defs_dir=${SERIES_DIR:-$root/series}
-overlay_dirs=(lib include kernel Documentation tools)
 
 cd "$root"
 git_r() { git -C "$repo" "$@"; }

@@ -10,17 +10,16 @@
 
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/out}
+. "$(dirname "$0")/common.sh"
 name=$1
 shift
 before=$(grep -c '^FAIL ' "$out/results.txt" 2>/dev/null || true)
 start=$(date +%s)
 "$@"
 rc=$?
-"$root/scripts/results.sh" time "$name" $(($(date +%s) - start))
+"$record" time "$name" $(($(date +%s) - start))
 after=$(grep -c '^FAIL ' "$out/results.txt" 2>/dev/null || true)
 if [ "$rc" -ne 0 ] && [ "$after" -eq "$before" ]; then
-	"$root/scripts/results.sh" record FAIL "$name:exit-status-$rc"
+	"$record" record FAIL "$name:exit-status-$rc"
 fi
 exit 0

@@ -19,15 +19,12 @@
 
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+# The overlay's folders are common.sh's overlay_dirs.
+. "$(dirname "$0")/common.sh"
 cd "$root"
 
-tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-ksrc=${1:-build/linux}
+ksrc=${1:-$ksrc}
 stamp=$ksrc/.stackdepot_lf-patches
-
-# Kernel-side directories of the repository that are copied into the tree.
-overlay_dirs=(lib include kernel Documentation tools)
 
 patches=()
 while IFS= read -r p; do

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The preamble of the build and test scripts: where things are. The
+# top-level Makefile exports BUILD, KSRC, OUT and JOBS; a script run on
+# its own gets the same defaults. Sourced, not run:
+#
+#   scripts       this folder
+#   root          the repository
+#   build         $BUILD, the git-ignored build folder (root/build)
+#   ksrc          $KSRC, the unpacked, patched and overlaid kernel tree
+#                 (build/linux, see scripts/tree.sh)
+#   out           $OUT, logs and results (root/out)
+#   jobs          $JOBS, parallel kernel build jobs (2)
+#   record        scripts/results.sh, which appends PASS/FAIL lines
+#   tarball       Debian's linux-source-6.12 ($TARBALL)
+#   overlay_dirs  the repository's folders laid over the kernel tree
+#
+# shellcheck shell=bash disable=SC2034
+scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$scripts")
+build=${BUILD:-$root/build}
+ksrc=${KSRC:-$build/linux}
+out=${OUT:-$root/out}
+jobs=${JOBS:-2}
+record=$scripts/results.sh
+tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+overlay_dirs=(lib include kernel Documentation tools)
