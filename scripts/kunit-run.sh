@@ -9,8 +9,11 @@
 #   uml     ARCH=um with generic KASAN (configs/kunit-uml.config)
 #   x86_64  QEMU TCG, -smp $QEMU_SMP, KCSAN + lockdep
 #           (configs/kunit-x86_64.config)
-#   i386    32-bit QEMU TCG, -smp $QEMU_SMP, lockdep
-#           (configs/kunit-i386.config)
+#   i386    32-bit QEMU TCG, -smp $QEMU_SMP, lockdep, preemptible: the
+#           vmtest guest's i386 kernel (vm/build-kernel.sh;
+#           configs/vm-i386.config builds the suite in), booted by
+#           kunit.py exec without an initramfs, so that one i386 kernel
+#           serves both steps
 #   arm64   QEMU TCG (virt, -cpu max), -smp $QEMU_SMP, KCSAN + lockdep,
 #           built with the aarch64-linux-gnu- cross compiler
 #           (configs/kunit-arm64.config)
@@ -44,8 +47,12 @@ x86_64)
 	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
 	;;
 i386)
-	args+=(--arch=i386
-	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+	build_dir=$build/vm-i386
+	args=(exec
+	      --build_dir="$build_dir"
+	      --timeout="${KUNIT_TIMEOUT:-900}"
+	      --arch=i386
+	      --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
 	;;
 arm64)
 	args+=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
@@ -57,20 +64,32 @@ arm64)
 	;;
 esac
 # Through ccache unless CCACHE is empty.
-if [ -n "${CCACHE:-}" ]; then
+if [ "$run" != i386 ] && [ -n "${CCACHE:-}" ]; then
 	cross=
 	[ "$run" = arm64 ] && cross=aarch64-linux-gnu-
 	args+=(--make_options="CC=$CCACHE ${cross}gcc"
 	       --make_options="HOSTCC=$CCACHE gcc")
 fi
-[ -z "${KUNIT_FILTER:-}" ] || args+=("$KUNIT_FILTER")
+if [ -n "${KUNIT_FILTER:-}" ]; then
+	args+=("$KUNIT_FILTER")
+elif [ "$run" = i386 ]; then
+	# The guest's kernel also has the adapter's suite, which vmtest runs.
+	args+=("stackdepot_lf")
+fi
 
 rm -f "$build_dir/test.log"
-echo "  KUNIT   $run: kunit.py ${args[*]}"
 start=$(date +%s)
 rc=0
-(cd "$ksrc" && python3 tools/testing/kunit/kunit.py "${args[@]}") \
-	> "$out/$name.out" 2>&1 || rc=$?
+: > "$out/$name.out"
+if [ "$run" = i386 ]; then
+	echo "  KUNIT   $run: vm/build-kernel.sh (VM_ARCH=i386)"
+	VM_ARCH=i386 "$root/vm/build-kernel.sh" > "$out/$name.out" 2>&1 || rc=$?
+fi
+if [ $rc -eq 0 ]; then
+	echo "  KUNIT   $run: kunit.py ${args[*]}"
+	(cd "$ksrc" && python3 tools/testing/kunit/kunit.py "${args[@]}") \
+		>> "$out/$name.out" 2>&1 || rc=$?
+fi
 secs=$(( $(date +%s) - start ))
 "$record" time "$name" "$secs"
 

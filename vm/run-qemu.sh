@@ -7,6 +7,10 @@
 # A hung guest is killed after VM_TIMEOUT seconds and fails the run.
 # VM_ACCEL replaces the accelerator options, e.g. "tcg,thread=single
 # -icount shift=0,sleep=off" for a guest clock that counts instructions.
+# Of the KUnit suites built in, the boot runs those VM_KUNIT_GLOB matches
+# (kunit.filter_glob; the adapter's suite, trace_stackmap, by default):
+# the library's, built into the i386 kernel for scripts/kunit-run.sh,
+# runs there.
 #
 # Usage: vm/run-qemu.sh MODE OUTDIR [EXTRA KERNEL ARGS...]
 # Writes OUTDIR/console.log and OUTDIR/results.txt; exits with QEMU's
@@ -34,5 +38,5 @@ timeout --kill-after=10 "$timeout" \
 	-m "${VM_MEM:-$vm_mem}" -display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" "${results[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$vm_console loglevel=5 panic=-1 vm.mode=$mode $*" \
+	-append "console=$vm_console loglevel=5 panic=-1 vm.mode=$mode kunit.filter_glob=${VM_KUNIT_GLOB:-trace_stackmap} $*" \
 	< /dev/null
