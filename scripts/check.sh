@@ -92,6 +92,27 @@ for f in "${sources[@]}"; do
 	gate kernel-doc "$f" "$log" $?
 done
 
+# split_log LOG OBJECT: OBJECT's part of LOG, the output of one make -O
+# of several objects: the blocks that kbuild's "CC OBJECT" or "CHECK
+# source" line starts, and every block of no object (make's own lines, the
+# tree's other steps), so that a warning nobody can be blamed for fails
+# every object rather than none.
+split_log() {
+	awk -v obj="$2" -v src="${2%.o}.c" '
+		BEGIN { keep = 1 }
+		function ends(s, t) {
+			return length(s) >= length(t) &&
+			       substr(s, length(s) - length(t) + 1) == t
+		}
+		/^  [A-Z][A-Z0-9]*( \[M\])? +[^ ]+$/ {
+			keep = 1
+			if ($1 == "CC" || $1 == "CHECK")
+				keep = $NF == obj || ends($NF, "/" src) ||
+				       !(ends($NF, ".o") || ends($NF, ".c"))
+		}
+		keep' "$1"
+}
+
 # build_gates NAME ARCH FRAGMENT OBJECT...: W=1 and sparse gates of the
 # OBJECTs in a tree $build/check-NAME of ARCH's defconfig plus FRAGMENT,
 # kept between runs; the gates are named w1[-NAME]:<obj>, sparse[-NAME]:<obj>.
@@ -132,25 +153,34 @@ build_gates() {
 		echo "  CHECK   $name: not as asked in $fragment: $missing" >&2
 	fi
 
+	# One make for all the objects of a pass (kbuild's start costs
+	# seconds per call); -O keeps each object's output in one block.
+	# Rebuild from scratch so that an unchanged object shows its
+	# warnings.
 	for o in "$@"; do
-		# Rebuild from scratch so that an unchanged object shows its
-		# warnings.
 		rm -f "$obj/$o"
-		log=$(logname "w1$tag" "$o")
-		kmake W=1 "$o" > "$log" 2>&1
-		gate "w1$tag" "$o" "$log" $?
+	done
+	log=$logs/w1$tag.log
+	kmake -k -O W=1 "$@" > "$log" 2>&1
+	for o in "$@"; do
+		split_log "$log" "$o" > "$(logname "w1$tag" "$o")"
+		rc=0
+		[ -f "$obj/$o" ] || rc=1
+		gate "w1$tag" "$o" "$(logname "w1$tag" "$o")" $rc
 	done
 
 	# After the W=1 pass the objects are current, so C=2 only runs sparse.
+	log=$logs/sparse$tag.log
+	kmake -k -O W=1 C=2 "$@" > "$log.full" 2>&1
+	# C=2 also checks arm64's vDSO each time, which `prepare` builds; its
+	# sparse warnings are the kernel's, not ours.
+	grep -Ev '(^|/)arch/arm64/kernel/vdso(32)?/[^:/]+:[0-9]+:[0-9]+: warning:' \
+		"$log.full" > "$log"
 	for o in "$@"; do
-		log=$(logname "sparse$tag" "$o")
-		kmake W=1 C=2 "$o" > "$log.full" 2>&1
-		rc=$?
-		# C=2 also checks arm64's vDSO each time, which `prepare`
-		# builds; its sparse warnings are the kernel's, not ours.
-		grep -Ev '(^|/)arch/arm64/kernel/vdso(32)?/[^:/]+:[0-9]+:[0-9]+: warning:' \
-			"$log.full" > "$log"
-		gate "sparse$tag" "$o" "$log" $rc
+		split_log "$log" "$o" > "$(logname "sparse$tag" "$o")"
+		rc=0
+		[ -f "$obj/$o" ] || rc=1
+		gate "sparse$tag" "$o" "$(logname "sparse$tag" "$o")" $rc
 	done
 }
 
