@@ -67,8 +67,10 @@ TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
 	vmtest-i386-check series-check
 KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
-HARNESS := tools/testing/stackdepot_lf
-STACKMAP_TOOLS := tools/tracing/stackmap
+# The overlay: what is laid over the kernel tree and ships in the series.
+OVERLAY := linux
+HARNESS := $(OVERLAY)/tools/testing/stackdepot_lf
+STACKMAP_TOOLS := $(OVERLAY)/tools/tracing/stackmap
 
 # Reset the results, run the steps given as $(1), print the summary.
 define run-steps
@@ -197,7 +199,7 @@ harness: deps
 
 harness-check: deps
 	@scripts/step.sh harness $(MAKE) --no-print-directory -C $(HARNESS) \
-		check RESULTS=$(OUT)/results.txt
+		check RESULTS=$(OUT)/results.txt KTAP=$(ROOT)/scripts/ktap.py
 	@if scripts/mutate/check.sh > $(OUT)/mutants-apply.log 2>&1; then \
 		scripts/results.sh record PASS harness:mutants-apply; \
 	else \

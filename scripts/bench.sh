@@ -72,7 +72,7 @@ bench_kernel() {
 
 bench_harness() {
 	stamp "harness: userspace benchmark, $reps repetitions"
-	make --no-print-directory -C "$root/tools/testing/stackdepot_lf" bench \
+	make --no-print-directory -C "$overlay/tools/testing/stackdepot_lf" bench \
 		BENCH_REPS="$reps" BENCH_JSON="$out/harness.json" \
 		${BENCH_THREADS:+BENCH_THREADS=$BENCH_THREADS} \
 		> "$out/harness.txt" 2>&1 ||

@@ -37,7 +37,8 @@ start=$(date +%s)
 cd "$root" || exit 1
 
 # The project's kernel-side files; the userspace tools have their own gates.
-mapfile -t files < <(find lib include kernel Documentation \
+# Their paths are the kernel tree's, where every gate runs.
+mapfile -t files < <(cd "$overlay" && find lib include kernel Documentation \
 	\( -name '*.[ch]' -o -name Kconfig -o -name Makefile -o -name '*.rst' \) \
 	-type f 2>/dev/null | LC_ALL=C sort)
 mapfile -t sources < <(printf '%s\n' "${files[@]}" | grep '\.[ch]$')

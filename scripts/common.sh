@@ -13,7 +13,8 @@
 #   jobs          $JOBS, parallel kernel build jobs (2)
 #   record        scripts/results.sh, which appends PASS/FAIL lines
 #   tarball       Debian's linux-source-6.12 ($TARBALL)
-#   overlay_dirs  the repository's folders laid over the kernel tree
+#   overlay       the files laid over the kernel tree (root/linux)
+#   overlay_dirs  its top-level folders
 #
 # shellcheck shell=bash disable=SC2034
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,4 +25,5 @@ out=${OUT:-$root/out}
 jobs=${JOBS:-2}
 record=$scripts/results.sh
 tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+overlay=$root/linux
 overlay_dirs=(lib include kernel Documentation tools)

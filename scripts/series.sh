@@ -18,17 +18,18 @@
 # $OUT/series-tools/ with series/cover-letter-tools.txt. What only this
 # project needs (scripts/, vm/) is in neither.
 #
-# Every tracked overlay file (lib include kernel Documentation tools) and
-# every patches/*.patch must belong to exactly one patch: a file nobody
-# claims, or claimed twice, fails the run. A patches/ hunk is applied with
+# Every tracked overlay file (under linux/, named by its path in the
+# kernel tree) and every patches/*.patch must belong to exactly one
+# patch: a file nobody claims, or claimed twice, fails the run. A patches/ hunk is applied with
 # patch -p1, as scripts/tree.sh does, so that the series builds the same
 # tree as the overlay; scripts/series-check.sh proves it.
 #
 # A series/NN-*.txt file is a header, a blank line and the message body:
 #
 #   Subject: subsystem: imperative summary
-#   Files: PATTERN...     overlay paths, directories or shell patterns,
-#                         or patches/ files; may repeat
+#   Files: PATTERN...     overlay paths as in the kernel tree (lib/...),
+#                         directories or shell patterns, or patches/
+#                         files; may repeat
 #   KUnit: SUITE...       KUnit suites series-check runs once this patch
 #                         is in (optional)
 #   Series: tools         the patch belongs to the tools series, whose
@@ -85,7 +86,8 @@ fi
 mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" kernel tools)
 mapfile -t tools_defs < <("$scripts/series-defs.sh" "$defs_dir" tools)
 [ ${#defs[@]} -gt 0 ] || die "no $defs_dir/NN-*.txt"
-mapfile -t tracked < <({ git ls-files -- "${overlay_dirs[@]}"
+# Overlay files by their path in the kernel tree, patches by theirs here.
+mapfile -t tracked < <({ git -C "$overlay" ls-files -- "${overlay_dirs[@]}"
 	find patches -maxdepth 1 -name '*.patch'; } | LC_ALL=C sort)
 
 author=${SERIES_AUTHOR:-"$(git config user.name) <$(git config user.email)>"}
@@ -134,7 +136,7 @@ for def in "${defs[@]}"; do
 		[ $matched -eq 1 ] || die "$def: '$pat' matches no file"
 	done
 	[ ${#files[@]} -gt 0 ] || die "$def: no Files:"
-	overlay=()
+	added=()
 	for f in "${files[@]}"; do
 		echo "$f $def" >> "$claimed"
 		case "$f" in
@@ -143,17 +145,17 @@ for def in "${defs[@]}"; do
 				die "$def: $f does not apply"
 			;;
 		*)
-			overlay+=("$f")
+			added+=("$f")
 			;;
 		esac
 	done
-	if [ ${#overlay[@]} -gt 0 ]; then
-		printf '%s\n' "${overlay[@]}" |
-			rsync -cp --files-from=- "$root/" "$repo/"
+	if [ ${#added[@]} -gt 0 ]; then
+		printf '%s\n' "${added[@]}" |
+			rsync -cp --files-from=- "$overlay/" "$repo/"
 	fi
 	# -f: the tree's .gitignore hides some of tools/ from git.
 	git_r add -u .
-	[ ${#overlay[@]} -eq 0 ] || git_r add -f -- "${overlay[@]}"
+	[ ${#added[@]} -eq 0 ] || git_r add -f -- "${added[@]}"
 	{
 		echo "$subject"
 		echo

@@ -5,7 +5,7 @@
 #
 #   1. unpack Debian's linux-source-6.12 tarball once into $KSRC,
 #   2. apply patches/*.patch in sorted order with patch -p1,
-#   3. lay the project's kernel-side files over the tree.
+#   3. lay the overlay, linux/, over the tree.
 #
 # Steps 1 and 2 are redone from scratch whenever the set of patches or any
 # patch's content changes (a checksum of all of them is kept in the tree),
@@ -41,7 +41,7 @@ want=$({
 # A file that left the overlay would stay behind in the tree: unpack
 # again whenever the list of overlaid files lost one.
 listing=$ksrc/.stackdepot_lf-overlay
-overlay_files=$(git ls-files -- "${overlay_dirs[@]}" 2>/dev/null |
+overlay_files=$(git -C "$overlay" ls-files -- "${overlay_dirs[@]}" 2>/dev/null |
 	LC_ALL=C sort)
 if [ -f "$listing" ] &&
    [ -n "$(LC_ALL=C comm -23 "$listing" <(echo "$overlay_files"))" ]; then
@@ -80,7 +80,7 @@ fi
 # project's .gitignore files (harness binaries, ...) stay out of the tree.
 dirs=()
 for d in "${overlay_dirs[@]}"; do
-	[ -d "$d" ] && dirs+=("$d")
+	[ -d "$overlay/$d" ] && dirs+=("$overlay/$d")
 done
 if [ ${#dirs[@]} -gt 0 ]; then
 	rsync -rcp --filter=':- .gitignore' "${dirs[@]}" "$ksrc/"

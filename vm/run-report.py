@@ -22,7 +22,8 @@ import sys
 # __pycache__ in the tree.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "..", "tools", "tracing", "stackmap", "tests"))
+                                "..", "linux", "tools", "tracing", "stackmap",
+                                "tests"))
 import stackmap_text  # noqa: E402
 
 # The published measurement of the idea (slab workload, deeper stacks).

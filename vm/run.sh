@@ -62,7 +62,7 @@ tr -d '\r' < "$out/vm/results.txt" |
 "$root/vm/console-check.sh" "$out/vm/console.log" ||
 	{ echo "make run: kernel report on the console" >&2; exit 1; }
 # The plugin and "stackmap report" read the trace-cmd session's trace.dat.
-tools=$root/tools/tracing/stackmap
+tools=$root/linux/tools/tracing/stackmap
 make -s -C "$tools" all
 echo
 STACKMAP_TOOLS=$tools/build python3 "$root/vm/run-report.py" "$out/raw" "$out" |

@@ -60,7 +60,7 @@ done <<< "$results"
 # The stackmap CLI on the kernel's own export: dump must print what
 # stack_map prints, expand what the kernel's stackmap-expand prints.
 snap=$out/snapshot
-tool=$root/tools/tracing/stackmap/build/stackmap
+tool=$root/linux/tools/tracing/stackmap/build/stackmap
 rm -rf "$snap"
 mkdir -p "$snap"
 if sed -n '/^SNAPSHOT-BEGIN$/,/^SNAPSHOT-END$/p' "$out/ktap.txt" | sed '1d;$d' |
@@ -88,7 +88,7 @@ fi
 # stackmap plugin and no map file, and by "stackmap report", and checked
 # by vm/check-tracecmd.py: results $step:tracecmd:TEST-CHECK.
 tc=$out/tracecmd
-plugins=$root/tools/tracing/stackmap/build
+plugins=$root/linux/tools/tracing/stackmap/build
 rm -rf "$tc"
 mkdir -p "$tc/received"
 # The guest sends each file's kallsyms section once for all: join them.

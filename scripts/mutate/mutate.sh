@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Mutation testing of the harness. Each patch in mutants/ plants one bug
-# in lib/stackdepot_lf/stackdepot_lf.c; its header names the category
+# in linux/lib/stackdepot_lf/stackdepot_lf.c; its header names the category
 # and the bug. For each, apply it to a copy of the tree and run the
 # harness's `make check` there: the mutant is killed if any test FAILs.
 # One that survives is a behaviour no test checks.
@@ -36,7 +36,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-harness=tools/testing/stackdepot_lf
+harness=linux/tools/testing/stackdepot_lf
 build=${BUILD:-$root/build}
 out=${OUT:-$root/out}
 work=$build/mutate
@@ -150,7 +150,7 @@ run_one() {
 	mkdir -p "$dir/logs"
 	cp -a "$snap" "$dir/tree"
 	if [ -n "$patch" ] &&
-	   ! patch -d "$dir/tree" -p1 -F0 -N --batch --no-backup-if-mismatch \
+	   ! patch -d "$dir/tree/linux" -p1 -F0 -N --batch --no-backup-if-mismatch \
 		< "$patch" > "$dir/patch.log" 2>&1; then
 		why_not=$(grep -m 1 -E 'FAILED|malformed|can.t find|garbage|Reversed' \
 			"$dir/patch.log" || head -n 1 "$dir/patch.log")
@@ -162,6 +162,7 @@ run_one() {
 	# one; and none of the caller's make flags, only the knobs.
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL setsid \
 		make -C "$dir/tree/$harness" check RESULTS="$dir/results.txt" \
+		KTAP="$dir/tree/scripts/ktap.py" \
 		STRESS_MSEC="$stress_msec" FUZZ_SECONDS="$fuzz_seconds" \
 		${SEED:+SEED="$SEED"} > "$dir/check.log" 2>&1 < /dev/null &
 	pid=$!
