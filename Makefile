@@ -220,7 +220,7 @@ bench: deps tree
 	@scripts/bench.sh
 
 bench-user: deps
-	@$(MAKE) --no-print-directory -C $(HARNESS) bench
+	@$(MAKE) --no-print-directory -C scripts/bench bench O=$(BUILD)/bench-user
 
 tools: deps
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) all
@@ -261,6 +261,7 @@ clean:
 		$(BUILD)/bench-uml $(BUILD)/vm-initramfs*.cpio.gz* \
 		$(BUILD)/series $(BUILD)/series-obj
 	@$(MAKE) --no-print-directory -C $(HARNESS) clean
+	@$(MAKE) --no-print-directory -C scripts/bench clean O=$(BUILD)/bench-user
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean
 
 distclean:

@@ -170,7 +170,7 @@ def print_kernel(k):
 
 
 def print_harness(h):
-    print('Userspace harness (tools/testing/stackdepot_lf): ns/op per thread, '
+    print('Userspace benchmark (scripts/bench on the harness shim): ns/op per thread, '
           'callgrind instructions/op')
     if h is None:
         print('  missing: the harness part did not run\n')

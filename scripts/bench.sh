@@ -7,7 +7,7 @@
 #      sanitizers: stackdepot_lf against stack_depot_save()/fetch() and the
 #      full-stack copy on the same stacks; bytes per stored stack
 #   2. harness: the userspace benchmark for 1..N threads, with callgrind
-#      instruction counts (tools/testing/stackdepot_lf, bench)
+#      instruction counts (scripts/bench on the harness's shim)
 #   3. vm: per-event cost of stack tracing with stackmap off and on in the
 #      QEMU guest, on a kernel without lockdep (configs/vm-bench.config): once
 #      with multi-threaded TCG (wall time), once with -icount shift=0, where
@@ -72,7 +72,7 @@ bench_kernel() {
 
 bench_harness() {
 	stamp "harness: userspace benchmark, $reps repetitions"
-	make --no-print-directory -C "$overlay/tools/testing/stackdepot_lf" bench \
+	make --no-print-directory -C "$scripts/bench" bench O="$build/bench-user" \
 		BENCH_REPS="$reps" BENCH_JSON="$out/harness.json" \
 		${BENCH_THREADS:+BENCH_THREADS=$BENCH_THREADS} \
 		> "$out/harness.txt" 2>&1 ||

@@ -20,13 +20,17 @@
  * stacks in step leave unused (see race_waste()). The Makefile builds the
  * library for this program as the kernel would: gcc -O2 without SSE, so
  * without vectorised loops.
+ *
+ * It runs on the shim of the library's userspace harness
+ * (tools/testing/stackdepot_lf in the overlay), but is this project's
+ * benchmark driver, not part of the harness the patch series ships.
  */
 #include <getopt.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util.h"
-#include "../../../lib/tests/stackdepot_lf_bench.h"
+#include "lib/tests/stackdepot_lf_bench.h"
 
 #define BENCH_STACKS	SDLF_BENCH_STACKS
 #define BENCH_MAX_DEPTH	SDLF_BENCH_MAX_DEPTH
