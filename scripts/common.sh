@@ -15,6 +15,8 @@
 #   tarball       Debian's linux-source-6.12 ($TARBALL)
 #   overlay       the files laid over the kernel tree (root/linux)
 #   overlay_dirs  its top-level folders
+#   series_order  the patch series of make series, in the order they
+#                 apply (series_out NAME: where each is written)
 #
 # shellcheck shell=bash disable=SC2034
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,3 +29,8 @@ record=$scripts/results.sh
 tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 overlay=$root/linux
 overlay_dirs=(lib include kernel Documentation tools)
+series_order=(kernel harness tools)
+
+series_out() {
+	if [ "$1" = kernel ]; then echo "$out/series"; else echo "$out/series-$1"; fi
+}

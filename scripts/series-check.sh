@@ -4,9 +4,10 @@
 # Prove the patch series (make series-check; a step of make test):
 #
 #   series:generate          scripts/series.sh wrote $OUT/series/ (the
-#                            kernel's series) and $OUT/series-tools/
-#                            (the tools', applied after it); the checks
-#                            below go through both, in that order
+#                            kernel's series), $OUT/series-harness/ and
+#                            $OUT/series-tools/, each applied after the
+#                            one before; the checks below go through all
+#                            three, in that order
 #   series:checkpatch:<p>    checkpatch.pl --strict on each patch, clean
 #                            but for the types its series/ file allows,
 #                            each of which the patch names with a reason
@@ -69,8 +70,9 @@ fi
 pass series:generate
 cat "$log"
 
-mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" kernel tools)
-mapfile -t mails < <(for d in "$out/series" "$out/series-tools"; do
+mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" "${series_order[@]}")
+mapfile -t mails < <(for name in "${series_order[@]}"; do
+	d=$(series_out "$name")
 	[ -d "$d" ] || continue
 	find "$d" -name '[0-9]*.patch' ! -name '0000-*' | LC_ALL=C sort
 done)
@@ -80,12 +82,15 @@ if [ ${#defs[@]} -ne ${#mails[@]} ]; then
 	exit 0
 fi
 
-# mail_name PATCH: its name in results and logs; "tools-" before those
-# of the tools' series, whose numbers start again at 0001.
+# mail_name PATCH: its name in results and logs; the series' name
+# before those of the series after the kernel's, whose numbers start
+# again at 0001.
 mail_name() {
-	case $1 in
-	"$out/series-tools/"*) echo "tools-$(basename "$1" .patch)" ;;
-	*) basename "$1" .patch ;;
+	local d
+	d=$(dirname "$1")
+	case $d in
+	"$out/series") basename "$1" .patch ;;
+	*) echo "${d##*/series-}-$(basename "$1" .patch)" ;;
 	esac
 }
 

@@ -12,11 +12,17 @@
 #      letter is filled in from series/cover-letter.txt and the last
 #      outputs of make run, make bench and make test under $OUT/.
 #
-# Two series come out: the kernel's, for the tracing and mm maintainers,
-# and, applied on top of it, the userspace tools that read the traces
-# (the series/ files with "Series: tools"), for their own audience, in
-# $OUT/series-tools/ with series/cover-letter-tools.txt. What only this
-# project needs (scripts/, vm/) is in neither.
+# Three series come out, each applied on top of the one before:
+#
+#   kernel   for the tracing and mm maintainers: the library, its KUnit
+#            suites, the option and its files, the docs, the selftests
+#            ($OUT/series/, series/cover-letter.txt);
+#   harness  the library's userspace harness, tools/testing/stackdepot_lf
+#            ($OUT/series-harness/, series/cover-letter-harness.txt);
+#   tools    the userspace tools that read the traces, for trace-cmd's
+#            audience ($OUT/series-tools/, series/cover-letter-tools.txt).
+#
+# What only this project needs (scripts/, vm/, configs/) is in none.
 #
 # Every tracked overlay file (under linux/, named by its path in the
 # kernel tree) and every patches/*.patch must belong to exactly one
@@ -32,8 +38,8 @@
 #                         files; may repeat
 #   KUnit: SUITE...       KUnit suites series-check runs once this patch
 #                         is in (optional)
-#   Series: tools         the patch belongs to the tools series, whose
-#                         patches follow the kernel's (optional)
+#   Series: NAME          the patch belongs to the series NAME, harness
+#                         or tools, not the kernel's (optional)
 #   Checkpatch: TYPE...   checkpatch types this patch is allowed to
 #                         report; the body must say why (optional)
 #
@@ -47,8 +53,6 @@ set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
 repo=$build/series/linux
-dest=$out/series
-dest_tools=$out/series-tools
 # SERIES_DIR: another set of definitions, for trying a different cut.
 defs_dir=${SERIES_DIR:-$root/series}
 
@@ -82,9 +86,9 @@ if [ "$(cat "$build/series/base.stamp" 2>/dev/null)" != "$want" ] ||
 	echo "$want" > "$build/series/base.stamp"
 fi
 
-# 2. The commits: the kernel's series, then the tools'.
-mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" kernel tools)
-mapfile -t tools_defs < <("$scripts/series-defs.sh" "$defs_dir" tools)
+# 2. The commits, series after series; each series' last commit is
+# tagged with its name.
+mapfile -t defs < <("$scripts/series-defs.sh" "$defs_dir" "${series_order[@]}")
 [ ${#defs[@]} -gt 0 ] || die "no $defs_dir/NN-*.txt"
 # Overlay files by their path in the kernel tree, patches by theirs here.
 mapfile -t tracked < <({ git -C "$overlay" ls-files -- "${overlay_dirs[@]}"
@@ -104,6 +108,10 @@ trap 'rm -f "$claimed"' EXIT
 
 git_r checkout -q -f -B series base
 git_r clean -q -f -d -x
+# A series with no patch this time must leave no tag behind.
+for name in "${series_order[@]}"; do
+	git_r tag -d "$name" >/dev/null 2>&1 || true
+done
 
 # header FILE KEY: the values of every "KEY:" line of FILE's header.
 header() {
@@ -120,7 +128,15 @@ notes() {
 	sed '1,/^$/d' "$1" | sed -n '/^---$/,$p' | sed '1d'
 }
 
-for def in "${defs[@]}"; do
+# series_of FILE: the series a series/ file belongs to.
+series_of() {
+	local name
+	name=$(header "$1" Series)
+	echo "${name:-kernel}"
+}
+
+for i in "${!defs[@]}"; do
+	def=${defs[$i]}
 	subject=$(header "$def" Subject)
 	[ -n "$subject" ] || die "$def: no Subject:"
 	files=()
@@ -169,8 +185,10 @@ for def in "${defs[@]}"; do
 		die "$def: nothing to commit"
 	n=$(notes "$def")
 	[ -z "$n" ] || git_r notes add -f -m "$n" HEAD
-	if [ "$def" = "${defs[$((${#defs[@]} - ${#tools_defs[@]} - 1))]}" ]; then
-		git_r tag -f kernel >/dev/null
+	this=$(series_of "$def")
+	if [ $((i + 1)) -eq ${#defs[@]} ] ||
+	   [ "$(series_of "${defs[$((i + 1))]}")" != "$this" ]; then
+		git_r tag -f "$this" >/dev/null
 	fi
 done
 
@@ -208,9 +226,16 @@ mail() {
 }
 
 prefix=${SERIES_PREFIX:-PATCH}
-mail "$dest" base..kernel "$defs_dir/cover-letter.txt" "$prefix"
-rm -rf "$dest_tools"
-if [ ${#tools_defs[@]} -gt 0 ]; then
-	mail "$dest_tools" kernel..series "$defs_dir/cover-letter-tools.txt" \
-		"$prefix tools"
-fi
+from=base
+for name in "${series_order[@]}"; do
+	rm -rf "$(series_out "$name")"
+	git_r rev-parse -q --verify "refs/tags/$name" >/dev/null || continue
+	if [ "$name" = kernel ]; then
+		mail "$out/series" base..kernel "$defs_dir/cover-letter.txt" \
+			"$prefix"
+	else
+		mail "$(series_out "$name")" "$from..$name" \
+			"$defs_dir/cover-letter-$name.txt" "$prefix $name"
+	fi
+	from=$name
+done
