@@ -37,7 +37,7 @@ struct stackdepot_lf;
  * For a depot whose table has 2^k slots (k is &stackdepot_lf_stats.index_bits,
  * 5 to 20), the low k bits locate the record and the high 32 - k bits hold
  * the generation tag, which is never 0, so 0 is never a valid id. The value
- * is opaque apart from stackdepot_lf_id_gen().
+ * is opaque apart from that split.
  */
 typedef u32 __bitwise stackdepot_lf_id_t;
 
@@ -412,22 +412,12 @@ void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
  * @depot: the depot
  *
  * Context: Any context.
- * Return: the tag that ids of the current generation carry, as
- * stackdepot_lf_id_gen() returns it; 0 if @depot is NULL. During a reset,
+ * Return: the tag that ids of the current generation carry, the bits of
+ * their value above the table index (stackdepot_lf_index_bits()); 0 if
+ * @depot is NULL. During a reset,
  * the tag of the generation being cleared.
  */
 u32 stackdepot_lf_generation(struct stackdepot_lf *depot);
-
-/**
- * stackdepot_lf_id_gen() - generation tag of an id
- * @depot: the depot the id was issued by
- * @id: the id
- *
- * Context: Any context.
- * Return: the tag, the bits of @id above the depot's table index; 0 for
- * values that are nobody's id, or if @depot is NULL.
- */
-u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
 
 /**
  * stackdepot_lf_iter_start() - begin a walk over the current generation
@@ -478,22 +468,12 @@ void stackdepot_lf_stats(struct stackdepot_lf *depot,
 			 struct stackdepot_lf_stats *stats);
 
 /**
- * stackdepot_lf_mem_size() - bytes stackdepot_lf_create() would allocate
- * @params: capacity, as for stackdepot_lf_create()
- *
- * Context: Any context.
- * Return: the number of bytes the depot takes when created, before any
- * growth, or 0 if @params is out of range.
- */
-size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
-
-/**
  * stackdepot_lf_index_bits() - how a depot splits its ids
  * @params: capacity, as for stackdepot_lf_create()
  *
  * A reader that keeps ids apart from the depot (a file format, say) can
  * tell generations apart with it: the high bits of an id are its
- * generation (stackdepot_lf_id_gen()).
+ * generation tag (stackdepot_lf_generation()).
  *
  * Context: Any context.
  * Return: the number of low bits of an id that index the table of a depot
@@ -552,12 +532,6 @@ static inline u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 	return 0;
 }
 
-static inline u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot,
-				       stackdepot_lf_id_t id)
-{
-	return 0;
-}
-
 static inline void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
 					    struct stackdepot_lf *depot)
 {
@@ -579,12 +553,6 @@ static inline void stackdepot_lf_stats(struct stackdepot_lf *depot,
 				       struct stackdepot_lf_stats *stats)
 {
 	*stats = (struct stackdepot_lf_stats){ };
-}
-
-static inline size_t
-stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
-{
-	return 0;
 }
 
 static inline u32

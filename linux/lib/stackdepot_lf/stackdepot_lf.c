@@ -1055,11 +1055,13 @@ u32 stackdepot_lf_generation(struct stackdepot_lf *depot)
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_generation);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 {
 	return depot ? stackdepot_lf_id_to_u32(id) >> depot->index_bits : 0;
 }
-EXPORT_SYMBOL_GPL(stackdepot_lf_id_gen);
+EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_id_gen);
+#endif
 
 void stackdepot_lf_iter_start(struct stackdepot_lf_iter *iter,
 			      struct stackdepot_lf *depot)
@@ -1462,6 +1464,7 @@ static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 	       g->max_ref_blocks * sizeof(atomic_long_t *);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 {
 	u32 slots = sdlf_check_params(params);
@@ -1473,7 +1476,8 @@ size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 	return sdlf_mem_base(&g) + g.chunks * sdlf_chunk_bytes(&g) +
 	       g.ref_blocks * sdlf_ref_block_bytes(&g);
 }
-EXPORT_SYMBOL_GPL(stackdepot_lf_mem_size);
+EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_mem_size);
+#endif
 
 u32 stackdepot_lf_index_bits(const struct stackdepot_lf_params *params)
 {

@@ -346,6 +346,8 @@ u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
 u64 sdlf_ids_set_next(u64 next);
 void sdlf_grow_flush(struct stackdepot_lf *depot);
 void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
+u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
+size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
 #define IS_ENABLED(option)	1	/* only CONFIG_KUNIT is asked */
 #define in_nmi()		0
 
