@@ -45,6 +45,13 @@
 #
 # A line "---" in the body starts the notes, which git am drops.
 #
+# A patch may add an early version of a file that a later patch of its
+# series finishes (a Makefile that builds only what the patch adds, so
+# that each patch builds on its own): series/NN-name.d/ holds it at its
+# path in the kernel tree. The later patch claims the file by Files: as
+# usual; series-check proves that each patch builds and that the last
+# tree is the overlay.
+#
 # Usage: scripts/series.sh  (SIGNOFF="Name <addr>" adds a Signed-off-by;
 #        SERIES_AUTHOR="Name <addr>" sets the author, by default the
 #        repository's git user)
@@ -104,7 +111,8 @@ export GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 # same series.
 date=$(git log -1 --format=%aD)
 claimed=$(mktemp)
-trap 'rm -f "$claimed"' EXIT
+staged=$(mktemp)
+trap 'rm -f "$claimed" "$staged"' EXIT
 
 git_r checkout -q -f -B series base
 git_r clean -q -f -d -x
@@ -140,7 +148,9 @@ for i in "${!defs[@]}"; do
 	subject=$(header "$def" Subject)
 	[ -n "$subject" ] || die "$def: no Subject:"
 	files=()
-	for pat in $(header "$def" Files); do
+	# Patterns as written, not globbed against this folder.
+	read -ra pats <<< "$(header "$def" Files | tr '\n' ' ')"
+	for pat in "${pats[@]}"; do
 		matched=0
 		for f in "${tracked[@]}"; do
 			# shellcheck disable=SC2053
@@ -168,6 +178,17 @@ for i in "${!defs[@]}"; do
 	if [ ${#added[@]} -gt 0 ]; then
 		printf '%s\n' "${added[@]}" |
 			rsync -cp --files-from=- "$overlay/" "$repo/"
+	fi
+	# The early versions this patch adds of files a later one finishes.
+	early=${def%.txt}.d
+	if [ -d "$early" ]; then
+		while IFS= read -r f; do
+			f=${f#"$early"/}
+			mkdir -p "$repo/$(dirname "$f")"
+			cp -p "$early/$f" "$repo/$f"
+			added+=("$f")
+			echo "$f $def" >> "$staged"
+		done < <(find "$early" -type f | LC_ALL=C sort)
 	fi
 	# -f: the tree's .gitignore hides some of tools/ from git.
 	git_r add -u .
@@ -199,6 +220,12 @@ bad=$(awk '{ n[$1]++; d[$1] = d[$1] " " $2 }
 unclaimed=$(LC_ALL=C comm -23 <(printf '%s\n' "${tracked[@]}") \
 	<(cut -d' ' -f1 "$claimed" | LC_ALL=C sort -u))
 [ -z "$unclaimed" ] || die "in no patch: $(echo $unclaimed)"
+# An early version must be finished by a later patch.
+while read -r f def; do
+	later=$(awk -v f="$f" '$1 == f { print $2 }' "$claimed")
+	[ -n "$later" ] && [[ $later > $def ]] ||
+		die "$def: the early $f is finished by no later patch"
+done < "$staged"
 
 # 3. The mail.
 # mail DIR RANGE COVER PREFIX: format RANGE into DIR, fill in its cover
