@@ -259,7 +259,7 @@ clean:
 	rm -rf $(OUT) $(BUILD)/kunit-* $(BUILD)/check-* $(BUILD)/vm \
 		$(BUILD)/vm-bench $(BUILD)/vm-arm64 $(BUILD)/vm-i386 \
 		$(BUILD)/bench-uml $(BUILD)/vm-initramfs*.cpio.gz* \
-		$(BUILD)/series $(BUILD)/series-obj
+		$(BUILD)/series $(BUILD)/series-am
 	@$(MAKE) --no-print-directory -C $(HARNESS) clean
 	@$(MAKE) --no-print-directory -C scripts/bench clean O=$(BUILD)/bench-user
 	@$(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) clean

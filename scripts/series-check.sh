@@ -12,15 +12,17 @@
 #                            but for the types its series/ file allows,
 #                            each of which the patch names with a reason
 #   series:am:<p>            git am of each patch, one by one, onto the
-#                            pristine base in $BUILD/series/am
-#   series:build:<p>         after each patch that touches built files,
-#                            an incremental build of the x86_64 test
-#                            kernel (tinyconfig + configs/vm.config +
-#                            configs/vm-x86_64.config +
-#                            configs/series.config) in $BUILD/series-obj;
-#                            after a harness or tools patch, that tool's
-#                            build; after a documentation patch,
-#                            kernel-doc on what its documents pull in
+#                            pristine base in $BUILD/series-am/linux
+#   series:build:<p>         the tree of each patch that touches built
+#                            files, from the last patch back to the
+#                            first: an incremental build of the x86_64
+#                            test kernel (tinyconfig + configs/vm.config
+#                            + configs/vm-x86_64.config, the kernel of
+#                            make test's x86_64 guest) in
+#                            $BUILD/series-am/vm; after a harness or
+#                            tools patch, that tool's build; after a
+#                            documentation patch, kernel-doc on what its
+#                            documents pull in
 #   series-kunit-<p>:<suite>:<case>, series-kunit-<p>:console-clean
 #                            the suites the patch's series/ file names,
 #                            booted in QEMU once the patch is in; any
@@ -28,9 +30,10 @@
 #   series:identical         the tree after the last patch is the tree
 #                            of scripts/tree.sh ($KSRC), file by file
 #   series:config            every option of the fragments is set in the
-#                            last build
+#                            build of the whole series
 #   series:build-stackmap-off
-#                            the last tree built with FTRACE_STACKMAP off
+#                            the whole series built with FTRACE_STACKMAP
+#                            off
 #
 # Build times per patch go to $OUT/series-check/times.txt.
 
@@ -38,10 +41,14 @@ set -uo pipefail
 
 . "$(dirname "$0")/common.sh"
 repo=$build/series/linux
-work=$build/series/am
-obj=$build/series-obj
+# The am tree and its objects sit as the guest's kernel tree and objects
+# do ($BUILD/linux, $BUILD/vm), so that their compilers see the same
+# relative paths under ccache's base directory.
+work=$build/series-am/linux
+obj=$build/series-am/vm
 logs=$out/series-check
-frags=("$root/configs/vm.config" "$root/configs/vm-x86_64.config" "$root/configs/series.config")
+# The x86_64 guest's fragments.
+frags=("$root/configs/vm.config" "$root/configs/vm-x86_64.config")
 defs_dir=${SERIES_DIR:-$root/series}
 
 rm -rf "$logs"
@@ -183,18 +190,22 @@ doc_sources() {
 # kernel build stays incremental between runs.
 if [ ! -d "$work" ]; then
 	git -C "$repo" worktree prune
+	mkdir -p "$(dirname "$work")"
 	git -C "$repo" worktree add -q --detach "$work" base
 fi
 git -C "$work" am --abort > /dev/null 2>&1
 git -C "$work" checkout -q -f --detach base
 git -C "$work" clean -q -f -d -x
 
+# 1. git am of every patch, in order; what each touches decides what is
+# built after it.
 ok=1
+applied=0
+declare -a commit kernel harness tools docs names
 for i in "${!mails[@]}"; do
 	p=${mails[$i]}
-	def=${defs[$i]}
 	name=$(mail_name "$p")
-	nr=${name%%-*}
+	names[$i]=$name
 	log=$logs/am-$name.log
 	if ! git -C "$work" am -q "$p" > "$log" 2>&1; then
 		fail "series:am:$name" "$log"
@@ -202,58 +213,21 @@ for i in "${!mails[@]}"; do
 		break
 	fi
 	pass "series:am:$name"
+	applied=$((i + 1))
+	commit[$i]=$(git -C "$work" rev-parse HEAD)
 	mapfile -t changed < <(git -C "$work" diff --name-only HEAD~1 HEAD)
 
-	kernel=0 harness=0 tools=0 docs=()
+	kernel[$i]=0 harness[$i]=0 tools[$i]=0 docs[$i]=
 	for f in "${changed[@]}"; do
 		case "$f" in
-		Documentation/*.rst) docs+=("$f") ;;
+		Documentation/*.rst) docs[$i]+=" $f" ;;
 		Documentation/*|MAINTAINERS) ;;
-		tools/testing/stackdepot_lf/*) harness=1 ;;
-		tools/tracing/stackmap/*|tools/include/*) tools=1 ;;
+		tools/testing/stackdepot_lf/*) harness[$i]=1 ;;
+		tools/tracing/stackmap/*|tools/include/*) tools[$i]=1 ;;
 		tools/testing/selftests/*) ;;
-		*) kernel=1 ;;
+		*) kernel[$i]=1 ;;
 		esac
 	done
-
-	start=$(date +%s)
-	what=
-	if [ $kernel -eq 1 ]; then
-		log=$logs/build-$name.log
-		what+=" kernel"
-		if { configure && kmake; } > "$log" 2>&1; then
-			pass "series:build:$name"
-		else
-			fail "series:build:$name" "$log"
-			ok=0
-		fi
-	fi
-	if [ $harness -eq 1 ]; then
-		what+=" harness"
-		result "series:build-harness:$name" "$logs/harness-$name.log" \
-			make -C "$work/tools/testing/stackdepot_lf" \
-			O="$obj/harness" all
-	fi
-	if [ $tools -eq 1 ]; then
-		what+=" tools"
-		result "series:build-tools:$name" "$logs/tools-$name.log" \
-			make -C "$work/tools/tracing/stackmap" \
-			OUTPUT="$obj/stackmap" all
-	fi
-	if [ ${#docs[@]} -gt 0 ]; then
-		what+=" docs"
-		result "series:kernel-doc:$name" "$logs/docs-$name.log" \
-			doc_sources "${docs[@]}"
-	fi
-	secs=$(( $(date +%s) - start ))
-	printf '%-52s %4d s %s\n' "$name" "$secs" "${what:- none}" \
-		>> "$logs/times.txt"
-
-	suites=$(sed -n '/^$/q; s/^KUnit: *//p' "$def")
-	if [ -n "$suites" ] && [ $kernel -eq 1 ] && [ $ok -eq 1 ]; then
-		# shellcheck disable=SC2086
-		kunit_boot "series-kunit-$nr" $suites
-	fi
 done
 
 if [ $ok -eq 1 ]; then
@@ -266,9 +240,15 @@ if [ $ok -eq 1 ]; then
 	else
 		fail series:identical "$log"
 	fi
+fi
 
-	# As vm/build-kernel.sh checks: what the last fragment says wins.
+# last_checks: on the first kernel build, that of the whole series: every
+# option of the fragments is set, and the tree builds with the option off.
+last_checks() {
+	local log missing start
+
 	log=$logs/config.log
+	# As vm/build-kernel.sh checks: what the last fragment says wins.
 	missing=$(cat "${frags[@]}" | awk '
 		/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o); last[o] = $0 }
 		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { last[$2] = "# " $2 " is not set" }
@@ -294,7 +274,66 @@ if [ $ok -eq 1 ]; then
 	fi
 	printf '%-52s %4d s kernel\n' "FTRACE_STACKMAP=n" \
 		$(( $(date +%s) - start )) >> "$logs/times.txt"
-fi
+}
+
+# 2. The builds, from the last patch back to the first: the whole
+# series' kernel is the one make test's x86_64 guest runs (the same
+# fragments, and the same paths relative to the build folder, so ccache
+# has every object), and each earlier patch then rebuilds only what it
+# does not have. Each patch's tree is checked out before its builds.
+first_kernel=1
+for ((i = applied - 1; i >= 0; i--)); do
+	name=${names[$i]}
+	nr=${name%%-*}
+	def=${defs[$i]}
+	git -C "$work" checkout -q -f --detach "${commit[$i]}"
+
+	start=$(date +%s)
+	what=
+	built=0
+	if [ "${kernel[$i]}" -eq 1 ]; then
+		log=$logs/build-$name.log
+		what+=" kernel"
+		if { configure && kmake; } > "$log" 2>&1; then
+			pass "series:build:$name"
+			built=1
+		else
+			fail "series:build:$name" "$log"
+		fi
+	fi
+	if [ "${harness[$i]}" -eq 1 ]; then
+		what+=" harness"
+		result "series:build-harness:$name" "$logs/harness-$name.log" \
+			make -C "$work/tools/testing/stackdepot_lf" \
+			O="$obj/harness" clean all
+	fi
+	if [ "${tools[$i]}" -eq 1 ]; then
+		what+=" tools"
+		result "series:build-tools:$name" "$logs/tools-$name.log" \
+			make -C "$work/tools/tracing/stackmap" \
+			OUTPUT="$obj/stackmap" clean all
+	fi
+	if [ -n "${docs[$i]}" ]; then
+		what+=" docs"
+		# shellcheck disable=SC2086 # a list of paths without blanks
+		result "series:kernel-doc:$name" "$logs/docs-$name.log" \
+			doc_sources ${docs[$i]}
+	fi
+	secs=$(( $(date +%s) - start ))
+	printf '%-52s %4d s %s\n' "$name" "$secs" "${what:- none}" \
+		>> "$logs/times.txt"
+
+	suites=$(sed -n '/^$/q; s/^KUnit: *//p' "$def")
+	if [ -n "$suites" ] && [ $built -eq 1 ]; then
+		# shellcheck disable=SC2086
+		kunit_boot "series-kunit-$nr" $suites
+	fi
+	if [ "${kernel[$i]}" -eq 1 ] && [ $first_kernel -eq 1 ]; then
+		first_kernel=0
+		[ $built -eq 0 ] || [ $ok -eq 0 ] || last_checks
+	fi
+done
+sort -o "$logs/times.txt" "$logs/times.txt"
 
 echo "  SERIES  per-patch times ($logs/times.txt):"
 sed 's/^/    /' "$logs/times.txt"
