@@ -68,7 +68,7 @@ def vm_part(path):
     """Per-event cost of stack tracing, stackmap off vs on, in the guest."""
     if not os.path.exists(path):
         return None
-    runs, stats = {}, {}
+    runs, stats, depth = {}, {}, {}
     for line in open(path, errors='replace'):
         f = line.split()
         if not f:
@@ -81,6 +81,8 @@ def vm_part(path):
                 'events': int(kv['events'])}
         elif f[0] == 'STAT' and len(f) >= 4:
             stats.setdefault(f[1], {})[f[2].rstrip(':')] = int(f[3])
+        elif f[0] == 'DEPTH' and len(f) == 3:
+            depth[f[1]] = float(f[2])
     result = {'workloads': {}, 'stats': stats, 'ok': True}
     for workload in sorted({w for w, _ in runs}):
         per_mode = {'off': [], 'on': []}
@@ -109,6 +111,7 @@ def vm_part(path):
             'events_per_call': statistics.median(events['on']),
             'ns_per_event_off': off, 'ns_per_event_on': on,
             'ratio_on_off': on / off if off > 0 else None,
+            'stack_depth': depth.get(workload),
             'ns_per_event_off_runs': per_mode['off'],
             'ns_per_event_on_runs': per_mode['on']}
     return result
@@ -215,6 +218,60 @@ def print_harness(h):
     print()
 
 
+def lib_instr(h, op):
+    """Library instructions per op, single thread, from the harness."""
+    for r in (h or {}).get('results', []):
+        if r['op'] == op and r['threads'] == 1:
+            return r.get('lib_instr_per_op') or r.get('instr_per_op') or None
+    return None
+
+
+def at_depth(h, short, mean, depth):
+    """An op's instructions at @depth frames, interpolated between its
+    4-frame row (@short) and its row on the workload (@mean), whose mean
+    depth the harness reports: both grow linearly with the frames."""
+    a, b, m = lib_instr(h, short), lib_instr(h, mean), (h or {}).get('mean_depth')
+    if a is None or b is None or not m or m <= 4 or depth is None:
+        return None
+    return a + (b - a) * (depth - 4) / (m - 4)
+
+
+def print_floor(h, vi):
+    """How close the id path is to what any exact dedup must do."""
+    print('The floor of exact deduplication: a hash and one compare of the '
+          'frames')
+    fm, f4 = lib_instr(h, 'floor_hash_compare'), lib_instr(h, 'floor_4_frames')
+    gm, g4 = lib_instr(h, 'get_id_hit'), lib_instr(h, 'get_id_hit_4_frames')
+    if None in (fm, f4, gm, g4):
+        print('  missing: the harness part did not count instructions\n')
+        return
+    print('  harness, library instructions per stack: %d at the workload\'s '
+          'mean depth (%.1f),' % (fm, h['mean_depth']))
+    print('  %d at 4 frames; a get_id hit: %d and %d, %d and %d above the floor'
+          % (f4, gm, g4, gm - fm, g4 - f4))
+    copy = lib_instr(h, 'memcpy_baseline')
+    for w, r in (vi or {}).get('workloads', {}).items():
+        d = r.get('stack_depth')
+        floor = at_depth(h, 'floor_4_frames', 'floor_hash_compare', d)
+        if floor is None or copy is None or not r['ns_per_event_off']:
+            continue
+        # The copy the id replaces, scaled from the harness's row.
+        saved = copy * d / h['mean_depth']
+        extra = r['ns_per_event_on'] - r['ns_per_event_off']
+        least = floor - saved
+        print('  guest %s (stacks of %.1f frames): the id costs %.0f '
+              'instructions an event more' % (w, d, extra))
+        print('    than the full stack; a hash and a compare of its frames '
+              'cost %.0f more than' % least)
+        print('    copying them: on/off at the floor %.3f, measured %.3f, '
+              '%.0f instructions above it'
+              % ((r['ns_per_event_off'] + least) / r['ns_per_event_off'],
+                 r['ratio_on_off'], extra - least))
+    print('  (the guest\'s floor is estimated from the harness\'s counts '
+          'at its stacks\' depth)')
+    print()
+
+
 def print_vm(v, vi):
     print('Tracing overhead in the QEMU guest (2 vCPUs, no lockdep): cost per '
           'traced event, stackmap off vs on')
@@ -294,6 +351,7 @@ def main():
     print_kernel(k)
     print_harness(h)
     print_vm(v, vi)
+    print_floor(h, vi)
     tg = targets(k, h, v, vi)
     print('Targets')
     for x in tg:

@@ -52,13 +52,15 @@ enum bench_op {
 	OP_HIT4,
 	OP_HIT_RCU,
 	OP_HIT_MARKED,
+	OP_FLOOR,
+	OP_FLOOR4,
 	NR_OPS,
 };
 
 static const char *const op_names[NR_OPS] = {
 	"memcpy_baseline", "get_id_hit", "get_id_hit_refs", "get_id_insert",
 	"lookup", "shim_rcu_pair", "get_id_hit_4_frames", "get_id_rcu_hit",
-	"get_id_rcu_hit_marked",
+	"get_id_rcu_hit_marked", "floor_hash_compare", "floor_4_frames",
 };
 
 /* The library function each op calls, for its own instruction count */
@@ -70,7 +72,13 @@ static const char *const op_fn[NR_OPS] = {
 	[OP_HIT4] = "stackdepot_lf_get_id",
 	[OP_HIT_RCU] = "stackdepot_lf_get_id_rcu",
 	[OP_HIT_MARKED] = "stackdepot_lf_get_id_rcu",
+	[OP_FLOOR] = "bench_floor",
+	[OP_FLOOR4] = "bench_floor",
 };
+
+/* floor.c: a hash and one compare of the frames, and nothing else. */
+u32 bench_floor(const unsigned long *entries, const unsigned long *stored,
+		unsigned int nr_entries);
 
 /* A 4-frame kernel-like stack, for the shortest hit the adapter makes. */
 static unsigned long stack4[4] = {
@@ -79,6 +87,8 @@ static unsigned long stack4[4] = {
 };
 
 static unsigned long *stacks[BENCH_STACKS];
+/* A copy of each stack elsewhere, as a depot's record holds it. */
+static unsigned long *copies[BENCH_STACKS], copy4[4];
 static u32 depths[BENCH_STACKS];
 static u32 seq[BENCH_SEQ];
 static stackdepot_lf_id_t ids[BENCH_STACKS], id4;
@@ -103,12 +113,17 @@ struct bench_thread {
 static void build_workload(u64 seed)
 {
 	static unsigned long frames[BENCH_STACKS * BENCH_MAX_DEPTH];
+	static unsigned long stored[BENCH_STACKS * BENCH_MAX_DEPTH];
 	static u64 cdf[BENCH_STACKS];
 	unsigned int i;
 
 	sdlf_bench_make_stacks(seed, frames, depths);
-	for (i = 0; i < BENCH_STACKS; i++)
+	memcpy(stored, frames, sizeof(stored));
+	memcpy(copy4, stack4, sizeof(copy4));
+	for (i = 0; i < BENCH_STACKS; i++) {
 		stacks[i] = frames + i * BENCH_MAX_DEPTH;
+		copies[i] = stored + i * BENCH_MAX_DEPTH;
+	}
 	sdlf_bench_make_seq(seed, cdf, seq);
 }
 
@@ -204,6 +219,12 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 			acc += stackdepot_lf_get_id_rcu(&depot_refs_rcu, stacks[s],
 							depths[s], &id, &first);
 			acc += first;
+			break;
+		case OP_FLOOR:
+			acc += bench_floor(stacks[s], copies[s], depths[s]);
+			break;
+		case OP_FLOOR4:
+			acc += bench_floor(stack4, copy4, 4);
 			break;
 		default:
 			sdlf_read_lock();
@@ -426,8 +447,8 @@ static void print_usage(const char *prog)
 int main(int argc, char **argv)
 {
 	static const enum bench_op table_ops[] = {
-		OP_BASELINE, OP_HIT, OP_HIT_REFS, OP_HIT4, OP_HIT_RCU,
-		OP_HIT_MARKED, OP_INSERT, OP_LOOKUP, OP_RCU,
+		OP_BASELINE, OP_FLOOR, OP_HIT, OP_HIT_REFS, OP_FLOOR4, OP_HIT4,
+		OP_HIT_RCU, OP_HIT_MARKED, OP_INSERT, OP_LOOKUP, OP_RCU,
 	};
 	double ns[NR_OPS][BENCH_MAX_THR + 1], runs[BENCH_MAX_REPS];
 	u64 seed = 1, val, reps = 5, maxthr = sysconf(_SC_NPROCESSORS_ONLN);

@@ -108,6 +108,9 @@ for w in getppid mix; do
 	done
 	# The depot's view of the last "on" runs: ids, not drops.
 	sed "s/^/STAT $w /" $T/stack_map_stat
+	# The depth of the stacks the events had, weighted by their events.
+	awk -v w="$w" '/^stack_id/ { gsub(/[][,]/, " "); n += $4; s += $4 * $6 }
+		END { printf "DEPTH %s %.2f\n", w, n ? s / n : 0 }' $T/stack_map
 	log "$w: done"
 done
 setup mix base
