@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The workload of the stackdepot_lf benchmarks, written once for the KUnit
- * benchmark (lib/tests/stackdepot_lf_bench_kunit.c) and the userspace
- * harness (tools/testing/stackdepot_lf/bench.c), so that both time the
- * very same stacks.
+ * benchmark (lib/tests/stackdepot_lf_bench_kunit.c) and for userspace
+ * benchmarks built on the harness's shim (tools/testing/stackdepot_lf),
+ * so that they time the very same stacks.
  *
  * SDLF_BENCH_STACKS distinct kernel-like stacks of SDLF_BENCH_MIN_DEPTH to
  * SDLF_BENCH_MAX_DEPTH frames: the inner frames come from a pool of

@@ -4,8 +4,8 @@
  * (lib/stackdepot.c) and against the copy of a full stack that an id
  * replaces in the ring buffer.
  *
- * The workload is that of lib/tests/stackdepot_lf_bench.h, the same as the
- * userspace harness's. Every round times each operation once, in a fixed
+ * The workload is that of lib/tests/stackdepot_lf_bench.h, which
+ * userspace benchmarks on the harness's shim share. Every round times each operation once, in a fixed
  * order, so that all of them see the same state of a shared, noisy
  * machine; a figure is the median over the rounds of ns per call. The
  * insert rounds come after the others, as they grow the stack depot for
