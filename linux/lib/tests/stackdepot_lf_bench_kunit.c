@@ -4,14 +4,14 @@
  * (lib/stackdepot.c) and against the copy of a full stack that an id
  * replaces in the ring buffer.
  *
- * The workload is that of lib/tests/stackdepot_lf_bench.h, which
- * userspace benchmarks on the harness's shim share. Every round times each operation once, in a fixed
- * order, so that all of them see the same state of a shared, noisy
- * machine; a figure is the median over the rounds of ns per call. The
- * insert rounds come after the others, as they grow the stack depot for
- * good: its inserts find its buckets fuller each round (8192 more stacks
- * a round), where stackdepot_lf is reset before each. Ratios between rows
- * of one run are what to compare; absolute times are not.
+ * The workload is that of lib/tests/stackdepot_lf_bench.h, which userspace
+ * benchmarks on the harness's shim share. Every round times each operation
+ * once, in a fixed order, so that all of them see the same state of a
+ * shared, noisy machine; a figure is the median over the rounds of ns per
+ * call. The insert rounds come after the others, as they grow the stack
+ * depot for good: its inserts find its buckets fuller each round (8192
+ * more stacks a round), where stackdepot_lf is reset before each. Ratios
+ * between rows of one run are what to compare; absolute times are not.
  *
  * Nothing here asserts a time. The cases assert that every call succeeded
  * and returned the id, handle or stack it should have, and print one
