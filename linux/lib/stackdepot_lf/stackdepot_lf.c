@@ -1442,17 +1442,6 @@ static void sdlf_geometry(const struct stackdepot_lf_params *params,
 	}
 }
 
-/* Bytes of one chunk, and of one block of hit counters, of @g. */
-static size_t sdlf_chunk_bytes(const struct sdlf_geometry *g)
-{
-	return (size_t)SDLF_GRANULE << g->chunk_shift;
-}
-
-static size_t sdlf_ref_block_bytes(const struct sdlf_geometry *g)
-{
-	return (size_t)g->ref_stripes * SDLF_REF_BLOCK * sizeof(atomic_long_t);
-}
-
 /* Bytes of a depot of @g but its chunks and counter blocks. */
 static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 {
@@ -1465,6 +1454,17 @@ static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
+/* Bytes of one chunk, and of one block of hit counters, of @g. */
+static size_t sdlf_chunk_bytes(const struct sdlf_geometry *g)
+{
+	return (size_t)SDLF_GRANULE << g->chunk_shift;
+}
+
+static size_t sdlf_ref_block_bytes(const struct sdlf_geometry *g)
+{
+	return (size_t)g->ref_stripes * SDLF_REF_BLOCK * sizeof(atomic_long_t);
+}
+
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 {
 	u32 slots = sdlf_check_params(params);
