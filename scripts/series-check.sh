@@ -152,8 +152,9 @@ kunit_boot() {
 	glob=$(IFS=,; echo "$*")
 	console=$logs/$tag-console.log
 	echo "  SERIES  booting for KUnit $glob"
+	# One host thread for both vCPUs, as vm/arch.sh says why.
 	timeout --kill-after=10 "${VM_TIMEOUT:-1200}" \
-		qemu-system-x86_64 -accel tcg,thread=multi -smp "${QEMU_SMP:-2}" \
+		qemu-system-x86_64 -accel tcg,thread=single -smp "${QEMU_SMP:-2}" \
 		-m 1024 -display none -monitor none -no-reboot \
 		-serial "file:$console" -kernel "$obj/arch/x86/boot/bzImage" \
 		-append "console=ttyS0 loglevel=7 panic=-1 kunit_shutdown=reboot kunit.filter_glob=$glob" \

@@ -15,7 +15,8 @@
 # (the object directory), vm_initrd (the initramfs), vm_frags (the config fragments, in merge
 # order), vm_cc (the userland C compiler), vm_busybox (a static busybox
 # of the guest's architecture, see vm/userland.sh), vm_qemu (the QEMU
-# command up to its accelerator), vm_console (the console device),
+# command up to its accelerator), vm_accel (its -accel options),
+# vm_console (the console device),
 # vm_results (QEMU options of the port the guest writes its results to),
 # vm_mem (MiB of guest memory), vm_debarch (Debian's name of the
 # architecture), vm_userland (where vm/userland.sh unpacks Debian's
@@ -29,6 +30,14 @@
 vm_arch=${VM_ARCH:-x86_64}
 vm_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 vm_build=${BUILD:-$vm_root/build}
+# x86 guests run their two vCPUs on one host thread. Under multi-threaded
+# TCG (QEMU 7.2) a vCPU can run a stale translation of text the other
+# has just patched with text_poke_bp(), and oopses on an int3 byte that
+# is no longer there ("Oops: int3" in trace_kmem_cache_alloc() as
+# trace-cmd enabled the kmem events; function_graph hit it too). One
+# host thread sees each patch in order; the test boots took as long.
+# arm64 patches its text under stop_machine() and keeps both threads.
+vm_accel_x86=tcg,thread=single
 vm_frags=("$vm_root/configs/vm.config" "$vm_root/configs/vm-$vm_arch.config")
 case "$vm_arch" in
 x86_64)
@@ -39,6 +48,7 @@ x86_64)
 	vm_cc=gcc
 	vm_busybox=/bin/busybox
 	vm_qemu=(qemu-system-x86_64)
+	vm_accel=$vm_accel_x86
 	vm_console=ttyS0
 	vm_results=(-serial "file:RESULTS")
 	vm_mem=1024
@@ -59,6 +69,7 @@ arm64)
 	vm_results=(-device virtio-serial-device
 		    -chardev "file,id=results,path=RESULTS"
 		    -device virtconsole,chardev=results)
+	vm_accel=tcg,thread=multi
 	vm_mem=1024
 	vm_tag=-arm64
 	;;
@@ -70,6 +81,7 @@ i386)
 	vm_cc=i686-linux-gnu-gcc
 	vm_busybox=$vm_build/userland/$vm_debarch/bin/busybox
 	vm_qemu=(qemu-system-i386)
+	vm_accel=$vm_accel_x86
 	vm_console=ttyS0
 	vm_results=(-serial "file:RESULTS")
 	# All of it lowmem: the kernel has no HIGHMEM.

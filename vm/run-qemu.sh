@@ -5,8 +5,9 @@
 # does not boot here) with the console on the first serial port and the
 # guest's results on the second (arm64: on a virtio console).
 # A hung guest is killed after VM_TIMEOUT seconds and fails the run.
-# VM_ACCEL replaces the accelerator options, e.g. "tcg,thread=single
-# -icount shift=0,sleep=off" for a guest clock that counts instructions.
+# VM_ACCEL replaces the accelerator options (vm/arch.sh's vm_accel),
+# e.g. "tcg,thread=single -icount shift=0,sleep=off" for a guest clock
+# that counts instructions.
 # Of the KUnit suites built in, the boot runs those VM_KUNIT_GLOB matches
 # (kunit.filter_glob; the adapter's suite, trace_stackmap, by default):
 # the library's, built into the i386 kernel for scripts/kunit-run.sh,
@@ -34,7 +35,7 @@ mkdir -p "$outdir"
 : > "$outdir/results.txt"
 echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG, timeout ${timeout}s), console in $outdir/console.log"
 timeout --kill-after=10 "$timeout" \
-	"${vm_qemu[@]}" -accel ${VM_ACCEL:-tcg,thread=multi} -smp "${QEMU_SMP:-2}" \
+	"${vm_qemu[@]}" -accel ${VM_ACCEL:-$vm_accel} -smp "${QEMU_SMP:-2}" \
 	-m "${VM_MEM:-$vm_mem}" -display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" "${results[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \

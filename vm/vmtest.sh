@@ -28,13 +28,9 @@ mkdir -p "$out"
 
 "$root/vm/run-qemu.sh" test "$out/test"
 rc=$?
-# Single-threaded TCG for the second boot: it also runs 00basic/basic2.tc,
-# whose function_graph text patching on two vCPUs hits stale int3 bytes
-# under multi-threaded TCG (QEMU 7.2), with stackmap off too; one host
-# thread running both vCPUs sees the patched text in order.
 # Allocation events from the start of boot, into buffers they do not
 # fill: stackmap-boot.tc checks that every one of them got an id.
-VM_ACCEL="tcg,thread=single" "$root/vm/run-qemu.sh" boottest "$out/boottest" \
+"$root/vm/run-qemu.sh" boottest "$out/boottest" \
 	trace_options=stackmap,stacktrace trace_stackmap_size=16384 \
 	trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc \
 	trace_buf_size=8M

@@ -36,9 +36,8 @@ if [ "$1" = boottest ]; then
 	exit 0
 fi
 ours=$(ls test.d/ftrace/stackmap-*.tc | grep -v stackmap-boot.tc)
-# Those that exercise stacks and the trace output. 00basic/basic2.tc runs
-# in the second boot: under multi-threaded TCG its function_graph text
-# patching hits stale int3 bytes, with or without stackmap.
+# Those that exercise stacks and the trace output. 00basic/basic2.tc
+# runs in the second boot, with stackmap on from boot.
 existing="test.d/00basic/basic1.tc test.d/00basic/basic3.tc
 	test.d/00basic/basic4.tc test.d/00basic/ringbuffer_size.tc
 	test.d/00basic/trace_marker.tc
