@@ -15,11 +15,18 @@ int cmd_snapshot(int argc, char **argv);
 
 #ifdef HAVE_LIBTRACECMD
 int cmd_report(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 #else
 /* A static build (STATIC=1), or a host without libtracecmd-dev. */
 static inline int cmd_report(int argc, char **argv)
 {
 	fputs("stackmap report: built without libtracecmd\n", stderr);
+	return 1;
+}
+
+static inline int cmd_profile(int argc, char **argv)
+{
+	fputs("stackmap profile: built without libtracecmd\n", stderr);
 	return 1;
 }
 #endif

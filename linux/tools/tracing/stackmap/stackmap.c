@@ -21,6 +21,8 @@ static void usage(FILE *out)
 	      "            check it and print its header\n"
 	      "  expand    replace the stack ids of a trace with their stacks\n"
 	      "  fold      folded stacks for flame graphs\n"
+	      "  profile   sum the events of a trace.dat by stack, in a time\n"
+	      "            window: top table or folded stacks\n"
 	      "  report    print a trace.dat with the stacks its definitions give\n"
 	      "  snapshot  save the map, kallsyms and trace of a live system\n"
 	      "\n"
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
 		{ "dump", cmd_dump },
 		{ "expand", cmd_expand },
 		{ "fold", cmd_fold },
+		{ "profile", cmd_profile },
 		{ "report", cmd_report },
 		{ "snapshot", cmd_snapshot },
 	};

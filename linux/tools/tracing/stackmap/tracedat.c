@@ -13,16 +13,10 @@
 
 #include "tracedat.h"
 
-/*
- * libtracecmd sets this flag of a handle whose trace clock counts
- * nanoseconds (local, global, mono, ...), and trace-cmd report prints
- * the times of those in seconds, those of the others (counter, boot,
- * x86-tsc, ...) as they are. libtracecmd 3.1.6 exports
- * tracecmd_get_flags() but declares it, and the flag, only in a header
- * it does not install.
- */
-#define TD_FL_IN_USECS	0x4UL	/* its TRACECMD_FL_IN_USECS, bit 2 */
-unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+int td_page_size(struct tracecmd_input *handle)
+{
+	return tracecmd_page_size(handle);
+}
 
 bool td_in_seconds(struct tracecmd_input *handle)
 {
@@ -58,6 +52,10 @@ static int learn_record(struct tracecmd_input *handle,
 	struct smap_def def;
 	char when[32];
 
+	if (!td->nr_records++ || record->ts < td->first_ts)
+		td->first_ts = record->ts;
+	if (record->ts > td->last_ts)
+		td->last_ts = record->ts;
 	if (!td_is_event(event, STACKEVENT_DEF))
 		return 0;
 	if (stackevent_read_def(event, record, &def, &err)) {

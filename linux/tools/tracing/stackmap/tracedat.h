@@ -13,6 +13,19 @@
 
 #include "stackevent.h"
 
+/*
+ * libtracecmd sets this flag of a handle whose trace clock counts
+ * nanoseconds (local, global, mono, ...), and trace-cmd report prints
+ * the times of those in seconds, those of the others (counter, boot,
+ * x86-tsc, ...) as they are. libtracecmd 3.1.6 exports
+ * tracecmd_get_flags() but declares it, and the flag, only in a header
+ * it does not install; and so tracecmd_page_size(), the page size of
+ * the file (tep_get_page_size() of its tep is 0).
+ */
+#define TD_FL_IN_USECS	0x4UL	/* its TRACECMD_FL_IN_USECS, bit 2 */
+unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
+
 /* One buffer of the trace: the top one (name "") or an instance. */
 struct td_buffer {
 	char *name;
@@ -28,6 +41,8 @@ struct td_buffer {
  * @nr_defs: the definitions learned
  * @nr_malformed: the definitions that teach nothing (the first is
  *	named on stderr)
+ * @nr_records: the events of all buffers
+ * @first_ts, @last_ts: the times of the first and last of them
  */
 struct tracedat {
 	const char *path;
@@ -35,12 +50,18 @@ struct tracedat {
 	int nr_bufs;
 	int name_width;
 	unsigned long nr_defs, nr_malformed;
+	unsigned long long nr_records, first_ts, last_ts;
 };
 
 /* Name a file that cannot be opened at all as open() does: 0, or -1. */
 int td_check_readable(const char *path);
 /* The trace clock of @handle counts nanoseconds: its times in seconds. */
 bool td_in_seconds(struct tracecmd_input *handle);
+/*
+ * The page size of the file header: the recording machine's, which is
+ * the traced kernel's page size when trace-cmd recorded on it.
+ */
+int td_page_size(struct tracecmd_input *handle);
 /* @event is ftrace:@name (STACKEVENT_ID, STACKEVENT_DEF, ...). */
 bool td_is_event(struct tep_event *event, const char *name);
 /*
@@ -49,7 +70,10 @@ bool td_is_event(struct tep_event *event, const char *name);
  */
 struct tracecmd_input **td_open(struct tracedat *td);
 void td_close(struct tracecmd_input **h, int n);
-/* Pass 1: learn the definitions of every buffer. 0, or -1 reported. */
+/*
+ * Pass 1: learn the definitions of every buffer, and the times of its
+ * first and last events. 0, or -1 with the error reported.
+ */
 int td_learn(struct tracedat *td);
 void td_free(struct tracedat *td);
 

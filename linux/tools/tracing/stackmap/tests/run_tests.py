@@ -905,6 +905,21 @@ def seed_trace_corpus(r, corpus):
             f.write(data)
 
 
+def seed_prof_corpus(r, corpus):
+    """Seeds of fuzz_profargs: a flag byte, then NUL-separated values."""
+    os.makedirs(corpus, exist_ok=True)
+    seeds = [b'\x03' + b'\0'.join([b'12345.000030', b'12345.00006',
+                                   b'0.5', b'12345', b'12345.000001',
+                                   b'12345.000080']),
+             b'\x0c' + b'\0'.join([b'0', b'0', b'0.00003', b'12345.00004',
+                                   b'10', b'20']),
+             b'\x01kmem:kmalloc\0bytes\0bytes_alloc\x0010\0001.0000000001',
+             b'\x0f-1\x00999999999999\0.5\0001.\0a-b\0x:y:z']
+    for i, data in enumerate(seeds):
+        with open(os.path.join(corpus, 'seed%d' % i), 'wb') as f:
+            f.write(data)
+
+
 def tests_fuzz(r, seconds, target='fuzz_decode', seed=seed_corpus,
                name='fuzz_decoder'):
     corpus = os.path.join(r.tmp, 'corpus-' + target)
@@ -931,17 +946,21 @@ def main():
     ap.add_argument('--seed-trace-corpus')
     ap.add_argument('--fuzz-def-seconds', type=int, default=3)
     ap.add_argument('--seed-def-corpus')
+    ap.add_argument('--fuzz-prof-seconds', type=int, default=3)
+    ap.add_argument('--seed-prof-corpus')
     args = ap.parse_args()
     r = Runner(os.path.abspath(args.build), args.results)
     try:
         if args.seed_corpus or args.seed_trace_corpus or \
-           args.seed_def_corpus:
+           args.seed_def_corpus or args.seed_prof_corpus:
             if args.seed_corpus:
                 seed_corpus(r, args.seed_corpus)
             if args.seed_trace_corpus:
                 seed_trace_corpus(r, args.seed_trace_corpus)
             if args.seed_def_corpus:
                 seed_def_corpus(r, args.seed_def_corpus)
+            if args.seed_prof_corpus:
+                seed_prof_corpus(r, args.seed_prof_corpus)
             return 0
         start = time.time()
         tests_dump(r)
@@ -962,6 +981,9 @@ def main():
         if args.fuzz_def_seconds > 0:
             tests_fuzz(r, args.fuzz_def_seconds, 'fuzz_def',
                        seed_def_corpus, 'fuzz_def_decoder')
+        if args.fuzz_prof_seconds > 0:
+            tests_fuzz(r, args.fuzz_prof_seconds, 'fuzz_profargs',
+                       seed_prof_corpus, 'fuzz_profile_args')
         print('%d passed, %d failed (%.1f s)' %
               (r.passed, r.failed, time.time() - start))
         return 1 if r.failed else 0
