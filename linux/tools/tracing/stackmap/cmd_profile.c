@@ -14,12 +14,18 @@
  * definition in force at the time of the id.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "pprof.h"
 #include "profargs.h"
 #include "tracedat.h"
 
@@ -54,13 +60,14 @@ static const char profile_help[] =
 	"                        by count) as a table; the default, with N 10\n"
 	"  -f, --folded          one line per stack, \"root;...;leaf value\", the\n"
 	"                        value the first weight, else the count\n"
+	"  -o, --pprof FILE      write a gzipped pprof profile.proto to FILE\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"Bad usage or input (an unknown option or event, a field that an event\n"
 	"lacks, a malformed number, an empty window, a trace without stacks):\n"
 	"one line on stderr, exit status 2, and nothing written.\n";
 
-enum prof_output { PROF_TOP, PROF_FOLDED };
+enum prof_output { PROF_TOP, PROF_FOLDED, PROF_PPROF };
 
 /* An event type of the trace, as the options make it count. */
 struct prof_type {
@@ -109,6 +116,7 @@ struct profile {
 	enum prof_output output;
 	bool output_set;
 	unsigned long top;
+	const char *pprof;
 	uint64_t from, to;
 	uint64_t page_size;
 
@@ -141,7 +149,7 @@ static void nomem(void)
 static void set_output(struct profile *p, enum prof_output out)
 {
 	if (p->output_set && p->output != out)
-		exit(bad("--top and --folded exclude each other"));
+		exit(bad("--top, --folded and --pprof exclude each other"));
 	p->output = out;
 	p->output_set = true;
 }
@@ -168,6 +176,7 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "at", required_argument, NULL, OPT_AT },
 		{ "top", required_argument, NULL, 'n' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "pprof", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -176,7 +185,7 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 
 	p->top = PROF_DEFAULT_TOP;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:w:n:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:w:n:fo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (p->nr_events == PROF_MAX_EVENTS)
@@ -217,6 +226,12 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			break;
 		case 'f':
 			set_output(p, PROF_FOLDED);
+			break;
+		case 'o':
+			if (!*optarg)
+				exit(bad("--pprof: empty file name"));
+			p->pprof = optarg;
+			set_output(p, PROF_PPROF);
 			break;
 		case 'h':
 			fputs(profile_help, stdout);
@@ -833,6 +848,110 @@ out:
 	return ret;
 }
 
+/* The samples of the profile, one per stack, the leaf first. */
+static int fill_pprof(struct profile *p, struct tep_handle *tep,
+		      struct pprof *pp)
+{
+	struct prof_stack **v = sorted_stacks(p), *st;
+	int64_t values[1 + PROF_MAX_WEIGHTS];
+	uint64_t *locs = NULL;
+	uint32_t f, n;
+	char sym[512];
+	size_t r;
+	int i, ret = -1;
+
+	if (!v)
+		return -1;
+	if (pprof_add_sample_type(pp, "events", "count") ||
+	    pprof_set_period(pp, "events", "count", 1))
+		goto out;
+	for (i = 0; i < p->nr_weights; i++)
+		if (pprof_add_sample_type(pp, p->weights[i],
+					  prof_weight_unit(p->weights[i])))
+			goto out;
+	/* The window's start, and its length. */
+	pprof_set_time(pp, p->from, p->to - p->from);
+	locs = malloc(PROF_MAX_DEPTH * sizeof(*locs));
+	if (!locs)
+		goto out;
+	for (r = 0; r < p->nr_stacks; r++) {
+		st = v[r];
+		n = st->depth;
+		if (frameless(st, sym, sizeof(sym))) {
+			locs[0] = pprof_location(pp, 0, sym);
+			n = 1;
+		}
+		for (f = 0; f < st->depth; f++) {
+			format_frame(sym, sizeof(sym), tep, st->addrs[f], false);
+			locs[f] = pprof_location(pp, st->addrs[f], sym);
+		}
+		for (f = 0; f < n; f++)
+			if (!locs[f])
+				goto out;
+		values[0] = st->events;
+		for (i = 0; i < p->nr_weights; i++)
+			values[i + 1] = st->w[i];
+		if (pprof_add_sample(pp, locs, n, values, p->nr_weights + 1))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(locs);
+	free(v);
+	return ret;
+}
+
+/*
+ * Write the profile to a temporary file beside --pprof FILE, renamed to
+ * it once complete: FILE is whole or untouched.
+ */
+static int write_pprof(struct profile *p, struct tep_handle *tep)
+{
+	char *dir_buf = strdup(p->pprof), *base_buf = strdup(p->pprof);
+	struct pprof *pp = pprof_new();
+	char *tmp = NULL;
+	mode_t mask;
+	int fd, ret = EXIT_FAILURE;
+
+	if (!dir_buf || !base_buf || !pp ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_buf),
+		     basename(base_buf)) < 0) {
+		tmp = NULL;
+		nomem();
+		goto out;
+	}
+	if (fill_pprof(p, tep, pp)) {
+		nomem();
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "stackmap: profile: %s: %s\n", p->pprof,
+			strerror(errno));
+		goto out;
+	}
+	/* As open(O_CREAT, 0666) makes it, not mkstemp()'s 0600. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 || pprof_write(pp, fd) || rename(tmp, p->pprof)) {
+		fprintf(stderr, "stackmap: profile: %s: %s\n", p->pprof,
+			strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	free(dir_buf);
+	free(base_buf);
+	pprof_free(pp);
+	return ret;
+}
+
 /* What the trace gave, checked once it is read: 0, or the exit status. */
 static int check_result(struct profile *p)
 {
@@ -889,6 +1008,8 @@ static int output(struct profile *p, struct tep_handle *tep)
 	switch (p->output) {
 	case PROF_FOLDED:
 		return print_folded(p, tep);
+	case PROF_PPROF:
+		return write_pprof(p, tep);
 	default:
 		return print_top(p, tep);
 	}

@@ -22,7 +22,7 @@ static void usage(FILE *out)
 	      "  expand    replace the stack ids of a trace with their stacks\n"
 	      "  fold      folded stacks for flame graphs\n"
 	      "  profile   sum the events of a trace.dat by stack, in a time\n"
-	      "            window: top table or folded stacks\n"
+	      "            window: top table, folded stacks or pprof\n"
 	      "  report    print a trace.dat with the stacks its definitions give\n"
 	      "  snapshot  save the map, kallsyms and trace of a live system\n"
 	      "\n"
