@@ -3,15 +3,19 @@
 """Write small trace.dat files (trace-cmd file format v6, see
 trace-cmd.dat.v6(5)) holding kmem:kfree, ftrace:kernel_stack_id and
 ftrace:kernel_stack_def events, so that the plugin and "stackmap report"
-can be tested through the real libtracecmd and "trace-cmd report".
+can be tested through the real libtracecmd and "trace-cmd report"; and
+the allocation events of kmem (kmem_cache_alloc, kmalloc, kmalloc_node,
+mm_page_alloc) with the full ftrace:kernel_stack, for "stackmap
+profile".
 
 The formats are those a 6.12 kernel with the stackmap patches exports;
 the ring-buffer pages follow its header_page/header_event. A trace can
 have several CPUs (one data section each), instance buffers (the BUFFER
 option of v6), 4- or 8-byte longs and either byte order.
 
-As a module: TraceDat(kallsyms, ...), then kfree(), stack_id(),
-stack_def() per event and write(path).
+As a module: TraceDat(kallsyms, ...), then kfree(), kmem_alloc(),
+page_alloc(), stack_id(), stack_def(), kernel_stack() per event and
+write(path).
 
 As a command, the trace of the first plugin tests: one kfree and one
 kernel_stack_id per ID, on one CPU, little-endian, 8-byte longs.
@@ -25,6 +29,13 @@ PAGE = 4096
 STACK_ID_TYPE = 39
 STACK_DEF_TYPE = 40
 KFREE_TYPE = 400
+STACK_TYPE = 4
+# The allocation events of kmem and their types.
+ALLOC_TYPES = {'kmem_cache_alloc': 401, 'kmalloc': 402, 'kmalloc_node': 403}
+PAGE_ALLOC_TYPE = 404
+# The frames kernel_stack's format declares (FTRACE_STACK_ENTRIES); the
+# record holds "size" of them.
+STACK_ENTRIES = 8
 TS0 = 12345000000000
 # The kernel's trace clocks, as its trace_clock file lists them.
 CLOCKS = ('local', 'global', 'counter', 'uptime', 'perf', 'mono',
@@ -91,6 +102,59 @@ def kfree_format(long_size):
             (long_size, 8 + long_size, long_size))
 
 
+def field(ctype, name, off, size, signed=0):
+    return (b'\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n' %
+            (ctype.encode(), name.encode(), off, size, signed))
+
+
+def kmem_alloc_format(name, long_size):
+    """kmem_cache_alloc, kmalloc and kmalloc_node of a 6.12 kernel."""
+    L = long_size
+    return (b"name: %s\nID: %d\nformat:\n" % (name.encode(),
+                                              ALLOC_TYPES[name]) +
+            COMMON + b'\n' +
+            field('unsigned long', 'call_site', 8, L) +
+            field('const void *', 'ptr', 8 + L, L) +
+            field('size_t', 'bytes_req', 8 + 2 * L, L) +
+            field('size_t', 'bytes_alloc', 8 + 3 * L, L) +
+            field('unsigned long', 'gfp_flags', 8 + 4 * L, L) +
+            field('int', 'node', 8 + 5 * L, 4, 1) +
+            b"\nprint fmt: \"call_site=%pS ptr=%p bytes_req=%zu "
+            b"bytes_alloc=%zu node=%d\", (void *)REC->call_site, REC->ptr, "
+            b"REC->bytes_req, REC->bytes_alloc, REC->node\n")
+
+
+def page_alloc_layout(long_size):
+    """The offsets of mm_page_alloc's pfn, order, gfp_flags and
+    migratetype."""
+    L = long_size
+    gfp = -(-(8 + L + 4) // L) * L
+    return 8, 8 + L, gfp, gfp + L
+
+
+def page_alloc_format(long_size):
+    pfn, order, gfp, mt = page_alloc_layout(long_size)
+    return (b"name: mm_page_alloc\nID: %d\nformat:\n" % PAGE_ALLOC_TYPE +
+            COMMON + b'\n' +
+            field('unsigned long', 'pfn', pfn, long_size) +
+            field('unsigned int', 'order', order, 4) +
+            field('unsigned long', 'gfp_flags', gfp, long_size) +
+            field('int', 'migratetype', mt, 4, 1) +
+            b"\nprint fmt: \"pfn=0x%lx order=%d migratetype=%d\", "
+            b"REC->pfn, REC->order, REC->migratetype\n")
+
+
+def stack_format(long_size):
+    """kernel_stack: "size" frames in caller[], which the format gives
+    FTRACE_STACK_ENTRIES entries."""
+    off = 8 + max(4, long_size)
+    return (b"name: kernel_stack\nID: %d\nformat:\n" % STACK_TYPE +
+            COMMON + b'\n' + field('int', 'size', 8, 4, 1) +
+            field('unsigned long', 'caller[%d]' % STACK_ENTRIES, off,
+                  STACK_ENTRIES * long_size) +
+            b"\nprint fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n")
+
+
 def header_page(long_size):
     return (b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
             b"\tfield: local_t commit;\toffset:8;\tsize:%d;\tsigned:1;\n"
@@ -129,6 +193,9 @@ class TraceDat:
         self.buffers = {name: [[] for _ in range(cpus)]
                         for name in ('',) + tuple(buffers)}
         self.missed = set()
+        # The formats the events need beyond kfree's and the stack ids'.
+        self.kmem_used = set()
+        self.full_stacks = False
 
     def add(self, ts, payload, cpu=0, buf=''):
         events = self.buffers[buf][cpu]
@@ -144,6 +211,39 @@ class TraceDat:
         self.add(ts, self.common(KFREE_TYPE, pid) +
                  struct.pack(self.bo + self.lfmt * 2, call_site, ptr),
                  cpu, buf)
+
+    def kmem_alloc(self, ts, name, bytes_alloc, cpu=0, buf='', pid=1234,
+                   bytes_req=None, ptr=0xffff888004000000, node=0,
+                   call_site=0xffffffff81000205):
+        """kmem_cache_alloc, kmalloc or kmalloc_node."""
+        mask = (1 << 8 * self.long_size) - 1
+        self.kmem_used.add(name)
+        self.add(ts, self.common(ALLOC_TYPES[name], pid) +
+                 struct.pack(self.bo + self.lfmt * 5 + 'i', call_site & mask,
+                             ptr & mask, bytes_alloc if bytes_req is None
+                             else bytes_req, bytes_alloc, 0xcc0, node),
+                 cpu, buf)
+
+    def page_alloc(self, ts, order, cpu=0, buf='', pid=1234, pfn=0x1234,
+                   migratetype=0):
+        self.kmem_used.add('mm_page_alloc')
+        body = bytearray(self.common(PAGE_ALLOC_TYPE, pid))
+        offs = page_alloc_layout(self.long_size)
+        for off, fmt, val in zip(offs, (self.lfmt, 'I', self.lfmt, 'i'),
+                                 (pfn, order, 0xcc0, migratetype)):
+            body += b'\0' * (off - len(body)) + struct.pack(self.bo + fmt,
+                                                            val)
+        self.add(ts, bytes(body), cpu, buf)
+
+    def kernel_stack(self, ts, frames, cpu=0, buf='', pid=1234):
+        """The full stack of an event whose stack got no id."""
+        self.full_stacks = True
+        body = (self.common(STACK_TYPE, pid) +
+                struct.pack(self.bo + 'i', len(frames)) +
+                b'\0' * (max(4, self.long_size) - 4) +
+                b''.join(struct.pack(self.bo + self.lfmt, f)
+                         for f in frames))
+        self.add(ts, body, cpu, buf)
 
     def stack_id(self, ts, rid, cpu=0, buf='', pid=1234):
         self.add(ts, self.common(STACK_ID_TYPE, pid) +
@@ -218,6 +318,8 @@ class TraceDat:
         ftrace = [stack_id_format(self.id_offset)]
         if self.def_fields:
             ftrace.append(def_format(self.def_fields))
+        if self.full_stacks:
+            ftrace.append(stack_format(self.long_size))
         hp = header_page(self.long_size)
         hdr = (b'\x17\x08\x44tracing6\0' +
                struct.pack(bo + 'BBI', bo == '>', self.header_long_size,
@@ -226,9 +328,14 @@ class TraceDat:
                b'header_event\0' + struct.pack(bo + 'Q', len(HEADER_EVENT)) +
                HEADER_EVENT + struct.pack(bo + 'I', len(ftrace)) +
                b''.join(struct.pack(bo + 'Q', len(f)) + f for f in ftrace))
-        kfree = kfree_format(self.long_size)
+        kmem = [kfree_format(self.long_size)]
+        for name in sorted(self.kmem_used):
+            kmem.append(page_alloc_format(self.long_size)
+                        if name == 'mm_page_alloc' else
+                        kmem_alloc_format(name, self.long_size))
         hdr += (struct.pack(bo + 'I', 1) + b'kmem\0' +
-                struct.pack(bo + 'IQ', 1, len(kfree)) + kfree)
+                struct.pack(bo + 'I', len(kmem)) +
+                b''.join(struct.pack(bo + 'Q', len(f)) + f for f in kmem))
         hdr += struct.pack(bo + 'I', len(self.kallsyms)) + self.kallsyms
         hdr += struct.pack(bo + 'I', 0)
         cmdlines = b''.join(b'%d %s\n' % (pid, comm.encode())
