@@ -51,7 +51,8 @@ static const char profile_help[] =
 	"                        kmalloc_node and kmem_cache_alloc and the page\n"
 	"                        size << order of kmem:mm_page_alloc\n"
 	"      --from T          the window starts at time T (seconds, as trace-cmd\n"
-	"                        report prints them: 12345.000001), included\n"
+	"                        report prints them: 12345.000001; a timestamp for\n"
+	"                        a clock that does not count nanoseconds), included\n"
 	"      --to T            the window ends at T, included\n"
 	"      --last S          the window is the S seconds before the end of the\n"
 	"                        trace, or before --at T\n"
@@ -68,6 +69,9 @@ static const char profile_help[] =
 	"one line on stderr, exit status 2, and nothing written.\n";
 
 enum prof_output { PROF_TOP, PROF_FOLDED, PROF_PPROF };
+
+/* The options that take a time, in the order of profile's time_args. */
+static const char * const time_opts[] = { "--from", "--to", "--last", "--at" };
 
 /* An event type of the trace, as the options make it count. */
 struct prof_type {
@@ -113,6 +117,7 @@ struct profile {
 	const char *weights[PROF_MAX_WEIGHTS];
 	int nr_weights;
 	struct prof_window win;
+	const char *time_args[4];	/* as given, by time_opts[] */
 	enum prof_output output;
 	bool output_set;
 	unsigned long top;
@@ -154,14 +159,49 @@ static void set_output(struct profile *p, enum prof_output out)
 	p->output_set = true;
 }
 
-static void parse_time_opt(const char *opt, const char *arg, uint64_t *ns,
+/*
+ * A time option: its syntax now, its value once the trace tells whether
+ * its clock counts nanoseconds (parse_window()).
+ */
+static void parse_time_opt(struct profile *p, int i, const char *arg,
 			   bool *has)
 {
-	struct smap_error err;
+	struct smap_error err, err_stamp;
+	uint64_t t;
 
-	if (prof_parse_time(arg, ns, &err))
-		exit(bad("%s '%s': %s", opt, arg, err.msg));
+	if (prof_parse_time(arg, &t, &err) &&
+	    prof_parse_stamp(arg, &t, &err_stamp))
+		exit(bad("%s '%s': %s", time_opts[i], arg, err.msg));
+	p->time_args[i] = arg;
 	*has = true;
+}
+
+/*
+ * The times of the window in the trace's units: nanoseconds from
+ * seconds, or, for a clock that does not count nanoseconds (counter,
+ * x86-tsc, ...), timestamps as they are, as trace-cmd report prints
+ * them both. 0, or the exit status with the error reported.
+ */
+static int parse_window(struct profile *p, bool in_seconds)
+{
+	uint64_t *val[] = { &p->win.from, &p->win.to, &p->win.last,
+			    &p->win.at };
+	struct smap_error err;
+	int i, ret;
+
+	p->win.raw = !in_seconds;
+	for (i = 0; i < (int)ARRAY_SIZE(val); i++) {
+		if (!p->time_args[i])
+			continue;
+		if (in_seconds)
+			ret = prof_parse_time(p->time_args[i], val[i], &err);
+		else
+			ret = prof_parse_stamp(p->time_args[i], val[i], &err);
+		if (ret)
+			return bad("%s '%s': %s", time_opts[i], p->time_args[i],
+				   err.msg);
+	}
+	return 0;
 }
 
 static void parse_profile_opts(int argc, char **argv, struct profile *p)
@@ -204,20 +244,16 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			p->weights[p->nr_weights++] = optarg;
 			break;
 		case OPT_FROM:
-			parse_time_opt("--from", optarg, &p->win.from,
-				       &p->win.has_from);
+			parse_time_opt(p, 0, optarg, &p->win.has_from);
 			break;
 		case OPT_TO:
-			parse_time_opt("--to", optarg, &p->win.to,
-				       &p->win.has_to);
+			parse_time_opt(p, 1, optarg, &p->win.has_to);
 			break;
 		case OPT_LAST:
-			parse_time_opt("--last", optarg, &p->win.last,
-				       &p->win.has_last);
+			parse_time_opt(p, 2, optarg, &p->win.has_last);
 			break;
 		case OPT_AT:
-			parse_time_opt("--at", optarg, &p->win.at,
-				       &p->win.has_at);
+			parse_time_opt(p, 3, optarg, &p->win.has_at);
 			break;
 		case 'n':
 			if (prof_parse_count(optarg, &p->top, &err))
@@ -733,12 +769,12 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 		nomem();
 		return EXIT_FAILURE;
 	}
-	prof_format_time(from, sizeof(from), p->from);
-	prof_format_time(to, sizeof(to), p->to);
-	prof_format_time(len, sizeof(len), p->to - p->from);
-	printf("# %s: %s to %s (%s s): %llu events, %zu stacks\n",
-	       p->td.path, from, to, len, (unsigned long long)p->total_events,
-	       p->nr_stacks);
+	prof_window_format(&p->win, from, sizeof(from), p->from);
+	prof_window_format(&p->win, to, sizeof(to), p->to);
+	prof_window_format(&p->win, len, sizeof(len), p->to - p->from);
+	printf("# %s: %s to %s (%s%s): %llu events, %zu stacks\n",
+	       p->td.path, from, to, len, p->win.raw ? "" : " s",
+	       (unsigned long long)p->total_events, p->nr_stacks);
 	wrank = digits(n) > 4 ? digits(n) : 4;
 	wev = digits(p->total_events) > 6 ? digits(p->total_events) : 6;
 	printf("%*s  %*s", wrank, "rank", wev, "events");
@@ -971,8 +1007,8 @@ static int check_result(struct profile *p)
 				   p->weights[w]);
 	}
 	if (!p->nr_samples) {
-		prof_format_time(from, sizeof(from), p->from);
-		prof_format_time(to, sizeof(to), p->to);
+		prof_window_format(&p->win, from, sizeof(from), p->from);
+		prof_window_format(&p->win, to, sizeof(to), p->to);
 		return bad("empty window: no selected event with a stack from %s to %s",
 			   from, to);
 	}
@@ -1027,6 +1063,9 @@ static int profile(struct profile *p)
 		return EXIT_FAILURE;
 	tep = tracecmd_get_tep(h[0]);
 	p->page_size = td_page_size(h[0]);
+	ret = parse_window(p, td_in_seconds(h[0]));
+	if (ret)
+		goto out;
 	if (prof_window_resolve(&p->win, p->td.first_ts, p->td.last_ts,
 				&p->from, &p->to, &err)) {
 		ret = bad("%s", err.msg);

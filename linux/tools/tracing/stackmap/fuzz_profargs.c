@@ -3,8 +3,9 @@
  * libFuzzer target for the arguments "stackmap profile" parses
  * (profargs.c), linked as the CLI links them: times and durations,
  * counts, event and weight specs, the window they make, and the bytes of
- * a page allocation. The first byte picks the edges of a trace and which
- * window options are given; the rest is split at NULs into the values.
+ * a page allocation. The first byte picks which window options are
+ * given, and whether the clock counts nanoseconds; the rest is split at
+ * NULs into the values, the last two the edges of the trace.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ static void check_time(const char *s)
 	char buf[32], *dot;
 	uint64_t ns, again;
 
+	if (!prof_parse_stamp(s, &ns, &err) &&
+	    (!*s || strspn(s, "0123456789") != strlen(s)))
+		abort();
 	if (prof_parse_time(s, &ns, &err)) {
 		if (!err.msg[0])
 			abort();
@@ -59,6 +63,7 @@ static void check_window(uint8_t flags, const uint64_t *v)
 		.has_from = flags & 1, .has_to = flags & 2,
 		.has_last = flags & 4, .has_at = flags & 8,
 		.from = v[0], .to = v[1], .last = v[2], .at = v[3],
+		.raw = flags & 16,
 	};
 	uint64_t first = v[4], last = v[5], from, to, bytes;
 	struct smap_error err;

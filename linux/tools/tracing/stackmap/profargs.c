@@ -66,6 +66,18 @@ int prof_parse_time(const char *s, uint64_t *ns, struct smap_error *err)
 	return 0;
 }
 
+int prof_parse_stamp(const char *s, uint64_t *ts, struct smap_error *err)
+{
+	int nr;
+
+	if (!parse_digits(&s, ts, &nr))
+		return fail(err, "too large");
+	if (!nr || *s)
+		return fail(err,
+			    "not a timestamp (digits): the trace clock does not count nanoseconds");
+	return 0;
+}
+
 int prof_parse_count(const char *s, unsigned long *n, struct smap_error *err)
 {
 	uint64_t v;
@@ -151,8 +163,8 @@ int prof_window_check(const struct prof_window *w, struct smap_error *err)
 	if (w->has_from && w->has_to && w->from > w->to) {
 		char from[32], to[32];
 
-		prof_format_time(from, sizeof(from), w->from);
-		prof_format_time(to, sizeof(to), w->to);
+		prof_window_format(w, from, sizeof(from), w->from);
+		prof_window_format(w, to, sizeof(to), w->to);
 		return fail(err, "--from %s is after --to %s", from, to);
 	}
 	return 0;
@@ -177,8 +189,8 @@ int prof_window_resolve(const struct prof_window *w, uint64_t first,
 	if (*from > *to) {
 		char a[32], b[32];
 
-		prof_format_time(a, sizeof(a), *from);
-		prof_format_time(b, sizeof(b), *to);
+		prof_window_format(w, a, sizeof(a), *from);
+		prof_window_format(w, b, sizeof(b), *to);
 		return fail(err, "empty window: from %s to %s", a, b);
 	}
 	return 0;
@@ -214,4 +226,13 @@ void prof_format_time(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%llu.%09llu",
 		 (unsigned long long)(ns / NSEC_PER_SEC),
 		 (unsigned long long)(ns % NSEC_PER_SEC));
+}
+
+void prof_window_format(const struct prof_window *w, char *buf, size_t len,
+			uint64_t t)
+{
+	if (w->raw)
+		snprintf(buf, len, "%llu", (unsigned long long)t);
+	else
+		prof_format_time(buf, len, t);
 }

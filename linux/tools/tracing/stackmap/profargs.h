@@ -27,6 +27,11 @@
  * 0 and the nanoseconds, or -1 with the reason in @err.
  */
 int prof_parse_time(const char *s, uint64_t *ns, struct smap_error *err);
+/*
+ * A timestamp as it is, for a trace clock that does not count
+ * nanoseconds (counter, x86-tsc, ...): digits only.
+ */
+int prof_parse_stamp(const char *s, uint64_t *ts, struct smap_error *err);
 /* A count of 1 to PROF_MAX_TOP, in decimal. */
 int prof_parse_count(const char *s, unsigned long *n,
 		     struct smap_error *err);
@@ -49,10 +54,13 @@ const char *prof_weight_unit(const char *weight);
  * @from, @to: --from and --to, if has_from, has_to
  * @last: --last, a duration, if has_last
  * @at: --at, where the --last window ends, if has_at
+ * @raw: the times are timestamps of a clock that does not count
+ *	nanoseconds, not nanoseconds (printed as they are)
  */
 struct prof_window {
 	bool has_from, has_to, has_last, has_at;
 	uint64_t from, to, last, at;
+	bool raw;
 };
 
 /*
@@ -84,5 +92,8 @@ int prof_page_bytes(uint64_t page_size, uint64_t order, uint64_t *bytes);
 
 /* "S.FFFFFFFFF" of @ns into @buf, as the window is printed. */
 void prof_format_time(char *buf, size_t len, uint64_t ns);
+/* @t as prof_format_time(), or as it is for a raw window. */
+void prof_window_format(const struct prof_window *w, char *buf, size_t len,
+			uint64_t t);
 
 #endif /* _STACKMAP_PROFARGS_H */

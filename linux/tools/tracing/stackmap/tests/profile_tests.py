@@ -40,7 +40,7 @@ def us(t):
     return '%d.%09d' % (ns // 10**9, ns % 10**9)
 
 
-def kmem_trace(kallsyms, path, long_size=8, bo='<', to=None):
+def kmem_trace(kallsyms, path, long_size=8, bo='<', to=None, clock=None):
     """Seven allocations with stacks, on two CPUs, and a kfree without:
 
       us  CPU event              bytes          stack
@@ -53,7 +53,8 @@ def kmem_trace(kallsyms, path, long_size=8, bo='<', to=None):
       70  0   kfree              -              none
       80  0   kmem_cache_alloc   64             full S4
     """
-    t = m.TraceDat(kallsyms, cpus=2, long_size=long_size, bo=bo)
+    t = m.TraceDat(kallsyms, cpus=2, long_size=long_size, bo=bo,
+                   clock=clock)
     frames = {}
     for f in S1 + S2 + S3 + S4:
         frames[f] = to[f] if to else f
@@ -235,6 +236,27 @@ def tests_profile(r, kallsyms):
         # Longer than the trace: all of it.
         eq(window(['--last', '100000']), 7, '--last longer')
     r.check('profile_window_last', last)
+
+    def counter_clock():
+        # A clock that counts no nanoseconds: times are timestamps, as
+        # trace-cmd report prints them, and so is the window.
+        path = kmem_trace(kallsyms, os.path.join(r.tmp, 'counter.dat'),
+                          clock='counter')
+        out, _ = run(['--folded', '--from', str(m.TS0 + 30000), '--to',
+                      str(m.TS0 + 60000), path])
+        eq(sum(int(x.rsplit(' ', 1)[1]) for x in out.splitlines()), 4,
+           'at both edges')
+        out, _ = run(['--folded', '--last', '30000', path])
+        eq(sum(int(x.rsplit(' ', 1)[1]) for x in out.splitlines()), 3,
+           '--last')
+        out, _ = run(['--top', '1', path])
+        eq(out.splitlines()[0], '# %s: %d to %d (70000): 7 events, 5 stacks'
+           % (path, m.TS0 + 10000, m.TS0 + 80000), 'header')
+        out, err = run(['--from', us(30), path], 2)
+        eq((out, err), ('', "stackmap: profile: --from '%s': not a timestamp "
+                        '(digits): the trace clock does not count '
+                        'nanoseconds\n' % us(30)), 'seconds')
+    r.check('profile_window_counter_clock', counter_clock)
 
     def other_kernels():
         # The same allocations from a 32-bit kernel and a big-endian one:
