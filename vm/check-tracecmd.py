@@ -6,7 +6,8 @@ stack ids of a trace resolve through the kernel_stack_def definitions the
 trace carries, with no map file, to the very stacks the kernel saw.
 
 Usage: check-tracecmd.py twin [--reset] --raw RAW --stat STAT REPORT
-       check-tracecmd.py map [--min-share PCT] [--prefix P] --raw RAW
+       check-tracecmd.py map [--min-share PCT] [--edge PCT] [--prefix P]
+                             --raw RAW
                              --counts ERR REPORT STACK_MAP
        check-tracecmd.py stalled --raw RAW --two-pass REPORT2 --counts ERR
                                  --map BUF=STACK_MAP... REPORT
@@ -39,7 +40,10 @@ printed on stderr, STACK_MAP the text of the traced instance's stack_map
 saved when it was extracted. Results:
 
   ids-resolve      every kernel_stack_id printed a stack (with
-                   --min-share, at least PCT percent of them did), and
+                   --min-share, at least PCT percent of them did; with
+                   --edge, every one that did not is among the oldest
+                   PCT percent of its CPU's events: what
+                   stack_map_redefine at PCT promises), and
                    the counts "N ... resolved, M unresolved" of ERR say
                    so too (ERR may be "-" for a report that prints none:
                    trace-cmd report with the plugin)
@@ -262,11 +266,27 @@ def read_counts(path):
     return int(good.group(1)), int(bad.group(1))
 
 
+def outside_edge(events, buf, bad, edge):
+    """The events of @bad that are not among the oldest @edge percent of
+    the events of their CPU in @buf, in the report's (time) order."""
+    per_cpu = {}
+    for e in events:
+        if e.buf == buf:
+            per_cpu.setdefault(e.cpu, []).append(e)
+    rank = {}
+    for cpu_events in per_cpu.values():
+        limit = len(cpu_events) * edge / 100.0
+        for i, e in enumerate(cpu_events):
+            rank[id(e)] = i < limit
+    return [e for e in bad if not rank.get(id(e), False)]
+
+
 def check_ids(events, buf, counts_path=None, min_share=100.0,
-              name='ids-resolve'):
+              name='ids-resolve', edge=None):
     """@name: the ids of @buf resolve (at least @min_share percent of
-    them), and the counts the tool printed if @counts_path say so;
-    returns the ids."""
+    them; with @edge, every one that does not is among the oldest @edge
+    percent of its CPU's events), and the counts the tool printed if
+    @counts_path say so; returns the ids."""
     ids = [e for e in events if e.buf == buf and e.name == STACK_ID]
     bad = [e for e in ids if not e.frames]
     defs = sum(e.buf == buf and e.name == STACK_DEF for e in events)
@@ -276,6 +296,13 @@ def check_ids(events, buf, counts_path=None, min_share=100.0,
         len(ids), len(ids) - len(bad), share, len(bad), defs)
     if min_share < 100:
         why += '; at least %g%% wanted' % min_share
+    if edge is not None:
+        late = outside_edge(events, buf, bad, edge)
+        ok = ok and not late
+        why += ('; %d unresolved after the oldest %g%% of their CPU\'s '
+                'events' % (len(late), edge))
+        if late:
+            why += ', the first: ' + describe(late[0])
     if counts_path and counts_path != '-':
         counts = read_counts(counts_path)
         if counts is None:
@@ -443,7 +470,7 @@ def stack_map(args):
     unpaired = read_ids(events, args.raw)
     bufs = sorted({e.buf for e in events if e.name == STACK_ID})
     ids = check_ids(events, bufs[0] if len(bufs) == 1 else '', args.counts,
-                    args.min_share, pre + 'ids-resolve')
+                    args.min_share, pre + 'ids-resolve', args.edge)
     if unpaired or len(bufs) > 1:
         result(pre + 'equals-stack_map', False, unpaired or
                'ids in several buffers: %s' % bufs)
@@ -557,6 +584,7 @@ def main():
     t.add_argument('report')
     m = sub.add_parser('map')
     m.add_argument('--min-share', type=float, default=100.0)
+    m.add_argument('--edge', type=float, default=None)
     m.add_argument('--prefix', default='')
     m.add_argument('--raw', required=True)
     m.add_argument('--counts', required=True)
