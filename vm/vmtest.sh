@@ -5,8 +5,10 @@
 # stackmap set on the kernel command line (boottest), count the KTAP
 # results they send back into the make test results (the parser is
 # scripts/ktap.py, the one of the KUnit runs), check the stackmap
-# CLI against the map the first boot exported, and fail the run on any
-# kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN, ...).
+# CLI against the map the first boot exported, profile the memory peak
+# the second boot made (vm/peak-report.py --check), and fail the run on
+# any kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN,
+# ...).
 #
 # The guest is VM_ARCH's (see vm/arch.sh); its results are named
 # vmtest:<...> for x86_64, vmtest-ARCH:<...> otherwise, and its logs go
@@ -29,8 +31,10 @@ mkdir -p "$out"
 "$root/vm/run-qemu.sh" test "$out/test"
 rc=$?
 # Allocation events from the start of boot, into buffers they do not
-# fill: stackmap-boot.tc checks that every one of them got an id.
-"$root/vm/run-qemu.sh" boottest "$out/boottest" \
+# fill: stackmap-boot.tc checks that every one of them got an id. On the
+# mono clock, which the guest's make run peak (vm/guest/peak-run.sh)
+# reads its times from.
+"$root/vm/run-qemu.sh" boottest "$out/boottest" trace_clock=mono \
 	trace_options=stackmap,stacktrace trace_stackmap_size=16384 \
 	trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc \
 	trace_buf_size=8M
@@ -197,6 +201,22 @@ tracecmd_results wrapped "$tc/wrapped.check" ids-resolve equals-stack_map \
 	plugin-ids-resolve plugin-equals-stack_map
 tracecmd_results stalled "$tc/stalled.check" lost-events two-pass-resolve \
 	plugin-after-drop equals-stack_map own-buffer
+
+# make run's memory peak, made in the boot traced from the command line
+# (vm/guest/peak-run.sh) into buffers it does not fill, and profiled
+# here: the top stack by bytes is the peak's own, pipe_write(), with one
+# page per pipe (vm/peak-report.py --check): results $step:peak:CHECK.
+pk=$out/peak
+rm -rf "$pk"
+mkdir -p "$pk"
+sed -n '/^PEAK-BEGIN$/,/^PEAK-END$/p' "$out/ktap.txt" | sed '1d;$d' |
+	base64 -d 2>/dev/null | tar -xzf - -C "$pk" 2>/dev/null
+STACKMAP_TOOLS=$plugins "$root/vm/peak-report.py" --check "$pk" > "$pk/check.txt" 2>&1
+for check in received top-stack-is-pipe_write one-page-per-pipe pprof-has-pipe_write; do
+	status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$pk/check.txt" | head -1)
+	record "${status:-FAIL}" "$step:peak:$check"
+done
+sed 's/^/  peak: /' "$pk/check.txt"
 
 for boot in test boottest; do
 	status=PASS

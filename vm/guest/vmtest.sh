@@ -10,7 +10,7 @@
 cd /ftrace || exit 1
 if [ "$1" = boottest ]; then
 	# Second boot, with trace_options=stackmap,stacktrace on the command
-	# line, under single-threaded TCG (see vm/vmtest.sh).
+	# line.
 	echo "vmtest: boot option test"
 	# The command line's kmem events ran from the start of boot: each
 	# must have its stack as an id (the KUnit suites that run at boot
@@ -28,6 +28,10 @@ if [ "$1" = boottest ]; then
 	else
 		echo "not ok 1 guest - every boot event got a stack id"
 	fi
+	# make run's memory peak in this flight recorder, traced since
+	# boot: the host profiles the trace.dat it sends (PEAK-BEGIN) and
+	# checks that the pipes' pages come first, one event per pipe.
+	/vm/peak-run.sh 2000 0 0
 	./ftracetest -K -v test.d/ftrace/stackmap-boot.tc
 	# Every tracer with stackmap and stacktrace still on.
 	echo "vmtest: existing tests, stackmap on from boot"
