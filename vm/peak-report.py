@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 KNOWN = "pipe_write"
-TOP = 5
+TOP = 3
 PAGE = 4096
 
 
