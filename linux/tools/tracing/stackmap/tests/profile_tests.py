@@ -457,4 +457,3 @@ def tests_bad(r, run, dat, kallsyms):
 def run(r, kallsyms):
     """kallsyms: the text of run_tests.py's (64-bit) kallsyms."""
     tests_profile(r, kallsyms.encode())
-
