@@ -56,7 +56,7 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libssl-dev sparse qemu-system-x86 busybox-static cpio python3 rsync \
 	kmod dwarves clang libclang-rt-14-dev llvm valgrind \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd \
-	zlib1g-dev golang-go \
+	zlib1g-dev golang-go python3-ply python3-git \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git
 

@@ -76,14 +76,14 @@ checkpatch_gate() {
 
 for f in "${files[@]}"; do
 	log=$(logname checkpatch "$f")
-	(cd "$ksrc" && ./scripts/checkpatch.pl --strict -f "$f") > "$log" 2>&1
+	(cd "$ksrc" && PATH=$kpath ./scripts/checkpatch.pl --strict -f "$f") > "$log" 2>&1
 	checkpatch_gate checkpatch "$f" "$log" $?
 done
 
 # The patches carry no Signed-off-by: they are build inputs, not mail.
 for p in "${patches[@]}"; do
 	log=$(logname checkpatch "$p")
-	(cd "$ksrc" && ./scripts/checkpatch.pl --strict --no-signoff "$root/$p") > "$log" 2>&1
+	(cd "$ksrc" && PATH=$kpath ./scripts/checkpatch.pl --strict --no-signoff "$root/$p") > "$log" 2>&1
 	checkpatch_gate checkpatch "$p" "$log" $?
 done
 

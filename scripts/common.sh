@@ -17,6 +17,7 @@
 #   overlay_dirs  its top-level folders
 #   series_order  the patch series of make series, in the order they
 #                 apply (series_out NAME: where each is written)
+#   kpath         PATH for the kernel's checkpatch.pl (see below)
 #
 # shellcheck shell=bash disable=SC2034
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,6 +31,11 @@ tarball=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 overlay=$root/linux
 overlay_dirs=(lib include kernel Documentation tools)
 series_order=(kernel harness tools)
+# checkpatch.pl checks each new file's SPDX tag with scripts/spdxcheck.py,
+# which imports ply and git (python3-ply, python3-git). A python3 of pyenv
+# or a venv ahead of Debian's in PATH may not see them; spdxcheck.py then
+# dies on stderr and checkpatch takes every tag as good.
+kpath=/usr/bin:$PATH
 
 series_out() {
 	if [ "$1" = kernel ]; then echo "$out/series"; else echo "$out/series-$1"; fi

@@ -109,7 +109,7 @@ for i in "${!mails[@]}"; do
 	name=$(mail_name "$p")
 	ignore=$(sed -n '/^$/q; s/^Checkpatch: *//p' "${defs[$i]}" | tr ' ' ',')
 	log=$logs/checkpatch-$name.log
-	(cd "$ksrc" && ./scripts/checkpatch.pl --strict $signoff \
+	(cd "$ksrc" && PATH=$kpath ./scripts/checkpatch.pl --strict $signoff \
 		${ignore:+--ignore "$ignore"} "$p") > "$log" 2>&1
 	# Every report type let through is named, with its reason, in the
 	# patch's message or notes.
