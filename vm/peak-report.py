@@ -133,7 +133,8 @@ def main():
         print("PASS received")
         return 1 if check(sys.argv[2]) else 0
     if len(sys.argv) != 4:
-        print(__doc__, file=sys.stderr)
+        print("usage: vm/peak-report.py ON_DIR OFF_DIR OUTDIR\n"
+              "       vm/peak-report.py --check DIR", file=sys.stderr)
         return 2
     on, off, out = sys.argv[1:]
     tool = os.path.join(os.environ.get("STACKMAP_TOOLS", ""), "stackmap")
