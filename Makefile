@@ -200,7 +200,7 @@ harness: deps
 
 harness-check: deps
 	@scripts/step.sh harness $(MAKE) --no-print-directory -C $(HARNESS) \
-		check RESULTS=$(OUT)/results.txt KTAP=$(ROOT)/scripts/ktap.py
+		check KTAP=$(ROOT)/scripts/ktap.py
 	@if scripts/mutate/check.sh > $(OUT)/mutants-apply.log 2>&1; then \
 		scripts/results.sh record PASS harness:mutants-apply; \
 	else \
@@ -228,7 +228,7 @@ tools: deps
 
 tools-check: deps
 	@scripts/step.sh tools $(MAKE) --no-print-directory -C $(STACKMAP_TOOLS) \
-		check RESULTS=$(OUT)/results.txt
+		check
 
 series: deps tree
 	@scripts/series.sh

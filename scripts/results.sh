@@ -7,11 +7,15 @@
 #   results.sh reset              start a new run
 #   results.sh record STATUS NAME append one result
 #   results.sh time NAME SECONDS  note how long a step took
+#
+# Inside scripts/step.sh, which sets STEP_RESULTS, a result goes to that
+# file first, and the step adds them all at its end: steps that run side
+# by side (scripts/lanes.sh) each know their own results.
 
 set -euo pipefail
 
 out=${OUT:-$(cd "$(dirname "$0")/.." && pwd)/out}
-results=$out/results.txt
+results=${STEP_RESULTS:-$out/results.txt}
 mkdir -p "$out"
 
 case "${1:-}" in

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Run one self-recording step of `make test` (a command that appends its
-# own PASS/FAIL lines to $OUT/results.txt), note its time, and record one
+# own PASS/FAIL lines to $STEP_RESULTS, or $RESULTS in make), note its
+# time, add its results to $OUT/results.txt, and record one
 # FAIL if it exited non-zero without recording any failure of its own, so
 # that a step that could not even build is never silent.
 #
@@ -13,13 +14,24 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 name=$1
 shift
-before=$(grep -c '^FAIL ' "$out/results.txt" 2>/dev/null || true)
+# The step's results go to a file of its own (scripts/results.sh, and
+# RESULTS of the harness's and the tools' makefiles), added to
+# $out/results.txt at its end, in one piece, under a lock: a step running
+# beside it (scripts/lanes.sh) does not mix its results in.
+mkdir -p "$out"
+STEP_RESULTS=$(mktemp "$out/.step-$name.XXXXXX")
+RESULTS=$STEP_RESULTS
+export STEP_RESULTS RESULTS
+finish() {
+	flock "$out/results.txt" cat "$STEP_RESULTS" >> "$out/results.txt"
+	rm -f "$STEP_RESULTS"
+}
+trap finish EXIT
 start=$(date +%s)
 "$@"
 rc=$?
 "$record" time "$name" $(($(date +%s) - start))
-after=$(grep -c '^FAIL ' "$out/results.txt" 2>/dev/null || true)
-if [ "$rc" -ne 0 ] && [ "$after" -eq "$before" ]; then
+if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$STEP_RESULTS"; then
 	"$record" record FAIL "$name:exit-status-$rc"
 fi
 exit 0
