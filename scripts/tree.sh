@@ -26,6 +26,12 @@ cd "$root"
 ksrc=${1:-$ksrc}
 stamp=$ksrc/.stackdepot_lf-patches
 
+# The steps of make test that run side by side (scripts/lanes.sh) each
+# run this first: one at a time.
+mkdir -p "$(dirname "$ksrc")"
+exec 9> "$ksrc.lock"
+flock 9
+
 patches=()
 while IFS= read -r p; do
 	patches+=("$p")
