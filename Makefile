@@ -60,12 +60,17 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git
 
-# Steps of `make test`, in order. Each appends PASS/FAIL lines to
-# $(OUT)/results.txt; a step that crashes is recorded as one FAIL and the
-# next step still runs. Later issues add their steps here.
-TEST_STEPS := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
-	kunit-i386 kunit-arm64 vmtest-check vmtest-arm64-check \
-	vmtest-i386-check series-check
+# Steps of `make test`, in two lanes that run side by side
+# (scripts/lanes.sh), each lane's steps in order. Each step appends
+# PASS/FAIL lines to $(OUT)/results.txt; a step that crashes is recorded
+# as one FAIL and the next step still runs. Steps that share a build
+# share a lane: kunit-i386 builds the kernel vmtest-i386 boots, and
+# series-check finds the x86_64 guest's objects, which vmtest-check
+# builds, in ccache. Later issues add their steps here.
+TEST_LANE_1 := check-gates harness-check tools-check kunit-uml kunit-x86_64 \
+	kunit-arm64 vmtest-arm64-check
+TEST_LANE_2 := vmtest-check kunit-i386 vmtest-i386-check series-check
+TEST_STEPS := $(TEST_LANE_1) $(TEST_LANE_2)
 KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
 # The overlay: what is laid over the kernel tree and ships in the series.
@@ -176,9 +181,13 @@ tree: deps
 	@scripts/tree.sh $(KSRC)
 
 # A whole run keeps its results in out/test-summary/ for the series' cover
-# letter.
-test: deps tree
-	$(call run-steps,$(TEST_STEPS),SUMMARY_SAVE=$(OUT)/test-summary)
+# letter. The tools are built before the lanes start: tools-check and
+# vmtest-check's prerequisite would otherwise build them at once, in one
+# folder.
+test: deps tree tools
+	@scripts/results.sh reset
+	@MAKE="$(MAKE)" scripts/lanes.sh "$(TEST_LANE_1)" "$(TEST_LANE_2)"
+	@SUMMARY_SAVE=$(OUT)/test-summary scripts/summary.sh
 
 kunit: deps tree
 	$(call run-steps,$(KUNIT_STEPS))
