@@ -6,7 +6,9 @@
 #
 #   results.sh reset              start a new run
 #   results.sh record STATUS NAME append one result
-#   results.sh time NAME SECONDS  note how long a step took
+#   results.sh time NAME SECONDS [CPU]
+#                                 note how long a step took, and the
+#                                 CPU seconds it used, when known
 #
 # Inside scripts/step.sh, which sets STEP_RESULTS, a result goes to that
 # file first, and the step adds them all at its end: steps that run side
@@ -24,8 +26,13 @@ reset)
 	: > "$out/times.txt"
 	;;
 time)
-	[ $# -eq 3 ] || { echo "usage: $0 time NAME SECONDS" >&2; exit 2; }
-	printf '%-14s %4d s\n' "$2" "$3" >> "$out/times.txt"
+	[ $# -eq 3 ] || [ $# -eq 4 ] ||
+		{ echo "usage: $0 time NAME SECONDS [CPU]" >&2; exit 2; }
+	if [ $# -eq 4 ]; then
+		printf '%-14s %4d s  (CPU %4d s)\n' "$2" "$3" "$4" >> "$out/times.txt"
+	else
+		printf '%-14s %4d s\n' "$2" "$3" >> "$out/times.txt"
+	fi
 	;;
 record)
 	[ $# -eq 3 ] || { echo "usage: $0 record STATUS NAME" >&2; exit 2; }
