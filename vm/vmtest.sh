@@ -64,6 +64,30 @@ while read -r status test; do
 	esac
 	record "$status" "$test"
 done <<< "$results"
+# Why a test failed, on the console of make test (and of CI, whose logs
+# may be gone by the time anyone reads them): ftracetest prints a failed
+# test's log after its result; show the last lines of it that are not the
+# shell's trace of commands.
+awk -v step="$step" '
+	function show() {
+		if (name != "") {
+			print "  " step ": " name
+			for (i = 0; i < n; i++)
+				print "    " last[i]
+		}
+		name = ""
+		n = 0
+	}
+	/^(not )?ok / { show(); if ($1 == "not") name = $0; next }
+	name != "" && /^# / && !/^# \+/ {
+		if (n == 8) {
+			for (i = 1; i < n; i++)
+				last[i - 1] = last[i]
+			n--
+		}
+		last[n++] = substr($0, 3)
+	}
+	END { show() }' "$out/ktap.txt" >&2
 
 # The stackmap CLI on the kernel's own export: dump must print what
 # stack_map prints, expand what the kernel's stackmap-expand prints.
