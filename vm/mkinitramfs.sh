@@ -27,8 +27,11 @@ out=$1
 selftests=$ksrc/tools/testing/selftests/ftrace
 stackmap=$ksrc/tools/tracing/stackmap
 BUILD=$vm_build "$root/vm/userland.sh" "$vm_debarch"
-# "GUEST_PATH FILE" lines: trace-cmd, its loader and libraries.
-tracecmd=$("$root/vm/elfdeps.sh" "$vm_userland" /usr/bin/trace-cmd)
+# "GUEST_PATH FILE" lines: trace-cmd, dash and ping, their loader and
+# libraries (busybox's ping applet would not do: see vm/userland.sh).
+tracecmd=$(for p in /usr/bin/trace-cmd /bin/dash /bin/ping; do
+		"$root/vm/elfdeps.sh" "$vm_userland" "$p" || exit 1
+	done | sort -u)
 inputs=("$root/vm" "$selftests" "$stackmap"
 	"$ksrc/tools/include/uapi/linux/trace_stackmap.h" "$vm_busybox")
 while read -r _ file; do

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Fetch the guest's userland of Debian architecture ARCH (amd64, arm64,
-# i386): Debian's trace-cmd with the shared libraries it runs on, and for
+# i386): Debian's trace-cmd, and dash and ping (iputils) for the
+# inter-event hist selftests, which key on the exec of a file named ping:
+# busybox's sh runs its own ping applet by exec'ing /proc/self/exe. With
+# the shared libraries they run on, and for
 # a foreign architecture its static busybox (the x86_64 guest runs the
 # host's). The packages are unpacked into $BUILD/userland/ARCH/ rather
 # than installed: busybox-static would replace the host's /bin/busybox,
@@ -24,6 +27,8 @@ dest=${BUILD:-$root/build}/userland/$arch
 # trace-cmd's Depends, but libtraceevent1-plugin: its plugins only pretty
 # print events the guest's smoke test of "trace-cmd report" can do without.
 pkgs=(trace-cmd libtraceevent1 libtracefs1 libzstd1 libc6)
+# ping's Depends, but libcap2-bin: setcap, for a ping run by other users.
+pkgs+=(iputils-ping libcap2 libidn2-0 libunistring2 dash)
 [ "$arch" = amd64 ] || pkgs+=(busybox-static)
 pkgs=("${pkgs[@]/%/:$arch}")
 
@@ -64,4 +69,7 @@ if [ "$arch" != amd64 ] && [ ! -x "$dest/bin/busybox" ]; then
 	exit 1
 fi
 [ -f "$dest/usr/bin/trace-cmd" ] || { echo "userland: no usr/bin/trace-cmd in trace-cmd:$arch" >&2; exit 1; }
+for f in bin/ping bin/dash; do
+	[ -f "$dest/$f" ] || { echo "userland: no $f in the packages of $arch" >&2; exit 1; }
+done
 echo "${pkgs[*]}" > "$dest/.packages"
