@@ -61,6 +61,8 @@ while read -r status test; do
 	# would leave what this step claims to cover untested.
 	case "$status:${test#"$step":*:}" in
 	SKIP:stackmap_*|"SKIP:(instance)_stackmap_"*) status=FAIL ;;
+	# Nor may a histogram trigger test: the guest has what 6.12's need.
+	SKIP:event_trigger_-_*|"SKIP:(instance)_event_trigger_-_"*) status=FAIL ;;
 	esac
 	record "$status" "$test"
 done <<< "$results"

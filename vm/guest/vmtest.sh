@@ -5,7 +5,8 @@
 # send their KTAP, the guest's own checks (KTAP lines too) and the kernel
 # log with the boot-time KUnit suites to the host, which parses them all.
 # The stackmap tests first, then the existing tests that exercise stacks,
-# run with stackmap on to show that the option breaks nothing.
+# run with stackmap on to show that the option breaks nothing, then the
+# histogram trigger tests, whose stack keys are the library's other user.
 
 cd /ftrace || exit 1
 if [ "$1" = boottest ]; then
@@ -81,6 +82,14 @@ done
 for opt in stackmap stackmap-expand; do
 	echo 0 > /sys/kernel/tracing/options/$opt
 done
+
+# Histogram triggers, whose stack keys are stack ids: 6.12's own tests
+# and the stack keys' (test.d/trigger/trigger-hist-stack-*.tc). Under
+# Debian's dash, as on a Debian machine: busybox's sh would run its ping
+# applet for the inter-event tests' ping, which execs /proc/self/exe
+# where they look for the exec of ping.
+echo "vmtest: histogram triggers"
+dash ./ftracetest -K -v test.d/trigger/trigger-hist*.tc test.d/trigger/inter-event
 
 # A map exported by the kernel, for the host to decode with the stackmap
 # CLI and compare with the kernel's own text and expansion.
