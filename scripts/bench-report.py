@@ -8,7 +8,9 @@ Reads what the parts left in OUTDIR: kernel.log (the KTAP log of the
 KUnit suite stackdepot_lf_bench), harness.json (the userspace benchmark),
 vm.txt and vm-icount.txt (the guest's BENCH and STAT lines, under
 multi-threaded TCG and under -icount shift=0, where a guest nanosecond is
-one guest instruction). Prints one table per part
+one guest instruction), and vm-hist16-icount.txt (the HIST lines of a
+kernel whose histogram stack keys are 6.12's 16 frames, under -icount,
+to set beside the stack id keys of vm-icount.txt). Prints one table per part
 and the targets, and writes OUTDIR/bench.json. A part that did not run is
 reported as missing. Exits 1 if a part's own correctness checks failed
 (a KUnit case not ok, a guest run without events), else 0: the targets
@@ -115,6 +117,79 @@ def vm_part(path):
             'ns_per_event_off_runs': per_mode['off'],
             'ns_per_event_on_runs': per_mode['on']}
     return result
+
+
+def hist_part(path):
+    """Histogram triggers keyed on stacks: HIST, HISTMEM, HISTDEPTH lines."""
+    if not os.path.exists(path):
+        return None
+    runs, mem, depth = {}, {}, None
+    for line in open(path, errors='replace'):
+        f = line.split()
+        if not f or f[0] not in ('HIST', 'HISTMEM', 'HISTDEPTH'):
+            continue
+        kv = dict(x.split('=', 1) for x in f[1:])
+        if f[0] == 'HIST':
+            key = (kv['workload'], int(kv['rep']))
+            runs.setdefault(key, {})[kv['mode']] = {
+                'ns': int(kv['ns']), 'calls': int(kv['calls']),
+                'hits': int(kv['hits'])}
+        elif f[0] == 'HISTMEM':
+            mem.setdefault(kv['when'], []).append(int(kv['kb']))
+        else:
+            depth = {'max': int(kv['max']), 'entries': int(kv['entries'])}
+    if not runs:
+        return None
+    result = {'workloads': {}, 'ok': True,
+              'mem_kb': {w: statistics.median(v) for w, v in mem.items()},
+              'depth': depth}
+    for workload in sorted({w for w, _ in runs}):
+        per_event = []
+        for (w, _), modes in sorted(runs.items()):
+            if w != workload or not all(m in modes for m in ('base', 'hist')):
+                continue
+            hits = modes['hist']['hits']
+            if hits <= 0:
+                result['ok'] = False
+                continue
+            per_event.append((modes['hist']['ns'] - modes['base']['ns']) / hits)
+        if not per_event:
+            result['ok'] = False
+            continue
+        result['workloads'][workload] = {
+            'reps': len(per_event),
+            'instr_per_event': statistics.median(per_event),
+            'instr_per_event_runs': per_event}
+    return result
+
+
+def print_hist(ids, frames):
+    print('Histogram trigger keys=common_stacktrace in the QEMU guest, -icount '
+          'instructions: 4-byte stack id keys vs 6.12\'s 16-frame keys')
+    if ids is None or frames is None:
+        print('  missing: %s did not run\n'
+              % ('the stack id kernel' if ids is None else 'the 16-frame kernel'))
+        return
+    print('  %-10s %5s %16s %16s %9s' % ('workload', 'reps', '16-frame key',
+                                         'stack id key', 'id/frames'))
+    for w, r in ids['workloads'].items():
+        o = frames['workloads'].get(w)
+        if o is None:
+            continue
+        print('  %-10s %5d %16.0f %16.0f %8.3fx'
+              % (w, r['reps'], o['instr_per_event'], r['instr_per_event'],
+                 r['instr_per_event'] / o['instr_per_event']))
+    for when, what in (('created', 'at creation (paused)'),
+                       ('workload', 'after make run\'s workload')):
+        print('  size=2048 trigger %-26s 16-frame key %s kB, stack id key %s kB'
+              % (what + ':', fmt(frames['mem_kb'].get(when), '.0f'),
+                 fmt(ids['mem_kb'].get(when), '.0f')))
+    print('  (slab + vmalloc + per-CPU memory the trigger took, median of 3)')
+    for name, part in (('16-frame key', frames), ('stack id key', ids)):
+        d = part['depth'] or {}
+        print('  deepest stack of make run\'s workload, %s: %s frames '
+              '(%s entries)' % (name, d.get('max', '-'), d.get('entries', '-')))
+    print()
 
 
 def fmt(x, spec='.1f'):
@@ -352,6 +427,9 @@ def main():
     print_harness(h)
     print_vm(v, vi)
     print_floor(h, vi)
+    hi = hist_part(os.path.join(outdir, 'vm-icount.txt'))
+    hf = hist_part(os.path.join(outdir, 'vm-hist16-icount.txt'))
+    print_hist(hi, hf)
     tg = targets(k, h, v, vi)
     print('Targets')
     for x in tg:
@@ -361,13 +439,14 @@ def main():
                                        fmt(x['limit'], spec)))
 
     json.dump({'kernel': k, 'harness': h, 'vm': v, 'vm_icount': vi,
+               'hist_ids_icount': hi, 'hist_frames_icount': hf,
                'targets': tg},
               open(os.path.join(outdir, 'bench.json'), 'w'), indent=2)
     print('\nJSON: %s' % os.path.join(outdir, 'bench.json'))
     ok = True
     if k is not None and (not k['cases'] or not all(k['cases'].values())):
         ok = False
-    for part in (v, vi):
+    for part in (v, vi, hi, hf):
         if part is not None and not part['ok']:
             ok = False
     return 0 if ok else 1

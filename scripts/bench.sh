@@ -11,7 +11,11 @@
 #   3. vm: per-event cost of stack tracing with stackmap off and on in the
 #      QEMU guest, on a kernel without lockdep (configs/vm-bench.config): once
 #      with multi-threaded TCG (wall time), once with -icount shift=0, where
-#      the guest clock counts instructions and the figures repeat exactly
+#      the guest clock counts instructions and the figures repeat exactly;
+#      the same boots measure histogram triggers keyed on stacks, and a
+#      second kernel without HIST_TRIGGERS_STACK_IDS
+#      (configs/vm-bench-hist16.config) measures 6.12's 16-frame keys
+#      under -icount, for the id against the frames side by side
 #
 # Raw outputs and JSON go to $OUT/bench/; scripts/bench-report.py prints the
 # tables and writes $OUT/bench/bench.json. Nothing here asserts a time;
@@ -90,19 +94,31 @@ bench_vm() {
 	stamp "vm: tracing overhead, stackmap off vs on, $reps repetitions"
 	bench_vm_boot vm "tcg,thread=multi" || return 1
 	stamp "vm: the same with -icount shift=0 (guest instructions)"
-	bench_vm_boot vm-icount "tcg,thread=single -icount shift=0,sleep=off"
+	bench_vm_boot vm-icount "tcg,thread=single -icount shift=0,sleep=off" ||
+		return 1
+	stamp "vm: hist16 kernel (the bench kernel + configs/vm-bench-hist16.config)"
+	VM_ARCH=x86_64 VM_OBJ=$build/vm-bench-hist16 \
+	VM_EXTRA_CONFIG="$root/configs/vm-bench.config $root/configs/vm-bench-hist16.config" \
+		"$root/vm/build-kernel.sh" > "$out/vm-hist16-build.log" 2>&1 ||
+		{ tail -20 "$out/vm-hist16-build.log" >&2; return 1; }
+	stamp "vm: histogram stack keys of 16 frames, -icount shift=0"
+	bench_vm_boot vm-hist16-icount "tcg,thread=single -icount shift=0,sleep=off" \
+		vm-bench-hist16 vm.bench_only=hist
 }
 
-# bench_vm_boot NAME ACCEL: one boot in bench mode, results in NAME.txt
+# bench_vm_boot NAME ACCEL [OBJ ARGS...]: one boot in bench mode of the
+# kernel built in $BUILD/OBJ (vm-bench), results in NAME.txt
 bench_vm_boot() {
-	VM_ARCH=x86_64 VM_KERNEL=$build/vm-bench/arch/x86/boot/bzImage \
-	VM_INITRD=$build/vm-initramfs.cpio.gz VM_TIMEOUT=1200 VM_ACCEL=$2 \
-		"$root/vm/run-qemu.sh" bench "$out/$1" "vm.bench_reps=$reps" ||
+	local name=$1 accel=$2 obj=${3:-vm-bench}
+	shift $(($# < 3 ? $# : 3))
+	VM_ARCH=x86_64 VM_KERNEL=$build/$obj/arch/x86/boot/bzImage \
+	VM_INITRD=$build/vm-initramfs.cpio.gz VM_TIMEOUT=1200 VM_ACCEL=$accel \
+		"$root/vm/run-qemu.sh" bench "$out/$name" "vm.bench_reps=$reps" "$@" ||
 		return 1
-	"$root/vm/console-check.sh" "$out/$1/console.log" || return 1
-	tr -d '\r' < "$out/$1/results.txt" > "$out/$1.txt"
-	grep -q '^BENCH-END' "$out/$1.txt" ||
-		{ echo "make bench: the guest did not finish; see $out/$1" >&2; return 1; }
+	"$root/vm/console-check.sh" "$out/$name/console.log" || return 1
+	tr -d '\r' < "$out/$name/results.txt" > "$out/$name.txt"
+	grep -q '^BENCH-END' "$out/$name.txt" ||
+		{ echo "make bench: the guest did not finish; see $out/$name" >&2; return 1; }
 }
 
 for p in $parts; do

@@ -11,8 +11,9 @@
 # tests something else.
 #
 # Usage: vm/build-kernel.sh   (KSRC, BUILD, JOBS from the environment;
-#        VM_ARCH; VM_OBJ and VM_EXTRA_CONFIG, a fragment merged last,
-#        select another kernel such as the benchmark's)
+#        VM_ARCH; VM_OBJ and VM_EXTRA_CONFIG, fragments merged last,
+#        separated by spaces, select another kernel such as the
+#        benchmark's)
 
 set -euo pipefail
 
@@ -21,7 +22,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 ksrc=${KSRC:-$root/build/linux}
 obj=${VM_OBJ:-$vm_obj}
 frags=("${vm_frags[@]}")
-[ -z "${VM_EXTRA_CONFIG:-}" ] || frags+=("$VM_EXTRA_CONFIG")
+read -ra extra <<< "${VM_EXTRA_CONFIG:-}"
+frags+=("${extra[@]}")
 jobs=${JOBS:-2}
 kmake=(make -s -C "$ksrc" O="$obj" ARCH="$vm_karch" -j"$jobs")
 [ -z "$vm_cross" ] || kmake+=(CROSS_COMPILE="$vm_cross")

@@ -15,17 +15,30 @@
 # once first, so "on" measures the steady state of hits. One line per run
 # on stdout: "BENCH workload=W mode=M rep=R ns=NS calls=N events=E".
 #
+# Then the same two workloads under a histogram trigger keyed on
+# common_stacktrace (a kprobe event on sys_getppid, kmem:kmem_cache_alloc),
+# with no trigger (base) and with it (hist): "HIST workload=W mode=M rep=R
+# ns=NS calls=N hits=H". "HISTMEM when=W kb=K" is the slab, vmalloc and
+# per-CPU memory a size=2048 trigger took at its creation and after make
+# run's workload, "HISTDEPTH max=D entries=E" the deepest of that
+# workload's stacks. `make bench` boots a kernel with
+# HIST_TRIGGERS_STACK_IDS and one without, to compare the stack id key
+# with the 16 frames of 6.12's key; vm.bench_only=hist runs only this part.
+#
 # Kernel command line: vm.bench_reps=R vm.bench_getppid=N vm.bench_mix=N
+#                      vm.bench_only=hist
 
 T=/sys/kernel/tracing
 reps=5
 n_getppid=20000
 n_mix=1000
+only=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	vm.bench_reps=*) reps=${arg#*=} ;;
 	vm.bench_getppid=*) n_getppid=${arg#*=} ;;
 	vm.bench_mix=*) n_mix=${arg#*=} ;;
+	vm.bench_only=*) only=${arg#*=} ;;
 	esac
 done
 
@@ -90,6 +103,7 @@ echo 4096 > $T/buffer_size_kb
 echo "STAT default $(grep '^capacity:' $T/stack_map_stat)"
 
 for w in getppid mix; do
+	[ "$only" != hist ] || break
 	log "$w: warm-up"
 	run "$w" on 0 > /dev/null
 	echo 0 > $T/stack_map
@@ -115,4 +129,82 @@ for w in getppid mix; do
 done
 setup mix base
 echo 0 > $T/options/stackmap
+
+# Histogram triggers keyed on stacks. The kprobe stands for the function
+# tracer of the getppid workload: a hist trigger needs an event.
+HP=kprobes/bench_getppid
+echo "p:$HP $getppid_fn" >> $T/kprobe_events || die "no kprobe on $getppid_fn"
+
+hist_event() { # WORKLOAD: the event its trigger goes on
+	if [ "$1" = getppid ]; then
+		echo $T/events/$HP
+	else
+		echo $T/events/kmem/kmem_cache_alloc
+	fi
+}
+
+# Hits of the trigger on DIR, from the totals its hist file ends with.
+hist_hits() { # DIR
+	awk '/^ *Hits:/ { print $2; exit }' "$1/hist"
+}
+
+# Slab, vmalloc and per-CPU memory in use, kB.
+hist_mem() {
+	awk '/^(Slab|VmallocUsed|Percpu):/ { n += $2 } END { print n }' /proc/meminfo
+}
+
+# hist_run WORKLOAD MODE REP: one timed run, one HIST line.
+hist_run() {
+	ev=$(hist_event "$1")
+	[ "$2" = hist ] && echo "hist:keys=common_stacktrace" > "$ev/trigger"
+	n=$n_mix
+	[ "$1" = getppid ] && n=$n_getppid
+	res=$(tracebench "$1" "$n") || die "tracebench $1 $n failed"
+	hits=0
+	if [ "$2" = hist ]; then
+		hits=$(hist_hits "$ev")
+		echo "!hist:keys=common_stacktrace" > "$ev/trigger"
+	fi
+	echo "HIST workload=$1 mode=$2 rep=$3 $res hits=${hits:-0}"
+}
+
+for w in getppid mix; do
+	log "hist $w"
+	hist_run "$w" hist 0 > /dev/null
+	r=1
+	while [ "$r" -le "$reps" ]; do
+		if [ $((r % 2)) -eq 1 ]; then
+			order="base hist"
+		else
+			order="hist base"
+		fi
+		for m in $order; do
+			hist_run "$w" "$m" "$r"
+		done
+		r=$((r + 1))
+	done
+done
+
+# The memory of a size=2048 map keyed on stacks, created paused, then
+# after make run's workload, whose deepest stack the histogram shows.
+ev=$(hist_event mix)
+r=1
+while [ "$r" -le 3 ]; do
+	m0=$(hist_mem)
+	echo "hist:keys=common_stacktrace:size=2048:pause" > "$ev/trigger"
+	m1=$(hist_mem)
+	echo "hist:keys=common_stacktrace:size=2048:cont" > "$ev/trigger"
+	/vm/workload.sh 50
+	echo "hist:keys=common_stacktrace:size=2048:pause" > "$ev/trigger"
+	m2=$(hist_mem)
+	echo "HISTMEM when=created rep=$r kb=$((m1 - m0))"
+	echo "HISTMEM when=workload rep=$r kb=$((m2 - m0))"
+	[ "$r" -lt 3 ] || awk '$1 == "{" && $2 == "common_stacktrace:" { n = 0; e++; next }
+		/^} hitcount:/ { if (n > m) m = n; next }
+		/^ +[^ ]/ { n++ }
+		END { printf "HISTDEPTH max=%d entries=%d\n", m, e }' "$ev/hist"
+	echo "!hist:keys=common_stacktrace:size=2048" > "$ev/trigger"
+	r=$((r + 1))
+done
+echo "-:$HP" >> $T/kprobe_events
 echo "BENCH-END"
