@@ -62,7 +62,16 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	tar -xf "$tarball" -C "$fresh"
 	for p in "${patches[@]}"; do
 		echo "  PATCH   $p"
-		patch -p1 -s -N -d "$fresh/linux-source-6.12" < "$p"
+		# Each hunk must apply where it says: an offset or fuzz
+		# means the patch was made against another tree, and would
+		# leave a .orig that the series check finds in no patch.
+		msg=$(patch -p1 -N --no-backup-if-mismatch \
+			-d "$fresh/linux-source-6.12" < "$p") ||
+			{ echo "$msg" >&2; exit 1; }
+		if grep -E 'offset|fuzz' <<< "$msg" >&2; then
+			echo "  TREE    $p does not apply exactly; make it again against the tree of the patches before it" >&2
+			exit 1
+		fi
 	done
 	# Sync the fresh tree into place: untouched files keep their mtime,
 	# the ones that differ (those the old or the new patch set changes)
