@@ -4,7 +4,10 @@
 # Boot the project kernel of VM_ARCH (see vm/arch.sh) in QEMU (TCG: KVM
 # does not boot here) with the console on the first serial port and the
 # guest's results on the second (arm64: on a virtio console).
-# A hung guest is killed after VM_TIMEOUT seconds and fails the run.
+# A hung guest, one whose console and results have not grown for VM_STALL
+# seconds (600), is killed and fails the run; so is one still running
+# after VM_TIMEOUT seconds (3600). A guest on a loaded host is slow, not
+# hung: it keeps writing, and is given the time.
 # VM_ACCEL replaces the accelerator options (vm/arch.sh's vm_accel),
 # e.g. "tcg,thread=single -icount shift=0,sleep=off" for a guest clock
 # that counts instructions.
@@ -26,18 +29,41 @@ outdir=$2
 shift 2
 kernel=${VM_KERNEL:-$vm_obj/$vm_image}
 initrd=${VM_INITRD:-$vm_initrd}
-timeout=${VM_TIMEOUT:-1200}
+timeout=${VM_TIMEOUT:-3600}
+stall=${VM_STALL:-600}
 # Quoted: bash 5.2 would replace an "&" of the path with the match.
 results=("${vm_results[@]//RESULTS/"$outdir"/results.txt}")
 
 mkdir -p "$outdir"
 : > "$outdir/console.log"
 : > "$outdir/results.txt"
-echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG, timeout ${timeout}s), console in $outdir/console.log"
+echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG, killed after ${stall}s without output), console in $outdir/console.log"
 timeout --kill-after=10 "$timeout" \
 	"${vm_qemu[@]}" -accel ${VM_ACCEL:-$vm_accel} -smp "${QEMU_SMP:-2}" \
 	-m "${VM_MEM:-$vm_mem}" -display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" "${results[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$vm_console loglevel=5 panic=-1 vm.mode=$mode kunit.filter_glob=${VM_KUNIT_GLOB:-trace_stackmap} $*" \
-	< /dev/null
+	< /dev/null &
+qemu=$!
+
+# The watchdog: SIGTERM to timeout(1) reaches QEMU through it.
+last=-1
+idle=0
+while kill -0 "$qemu" 2> /dev/null; do
+	sleep 5
+	size=$(cat "$outdir/console.log" "$outdir/results.txt" | wc -c)
+	if [ "$size" -ne "$last" ]; then
+		last=$size
+		idle=0
+		continue
+	fi
+	idle=$((idle + 5))
+	if [ "$idle" -ge "$stall" ]; then
+		echo "  QEMU    $vm_arch $mode: no output for ${stall}s, killed" >&2
+		kill "$qemu" 2> /dev/null || true
+		wait "$qemu" || true
+		exit 124
+	fi
+done
+wait "$qemu"
