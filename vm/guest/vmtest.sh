@@ -9,10 +9,18 @@
 # histogram trigger tests, whose stack keys are the library's other user.
 
 cd /ftrace || exit 1
+
+# Each section's start, with the guest's uptime, so that a log shows
+# which one used the time.
+section() {
+	echo "vmtest: $1"
+	echo "# vmtest: $1: at $(cut -d' ' -f1 /proc/uptime) s of uptime"
+}
+
 if [ "$1" = boottest ]; then
 	# Second boot, with trace_options=stackmap,stacktrace on the command
 	# line.
-	echo "vmtest: boot option test"
+	section "boot option test"
 	# The command line's kmem events ran from the start of boot: each
 	# must have its stack as an id (the KUnit suites that run at boot
 	# leave full stacks of their own). ftracetest clears the buffer
@@ -35,11 +43,34 @@ if [ "$1" = boottest ]; then
 	/vm/peak-run.sh 2000 0 0
 	./ftracetest -K -v test.d/ftrace/stackmap-boot.tc
 	# Every tracer with stackmap and stacktrace still on.
-	echo "vmtest: existing tests, stackmap on from boot"
+	section "existing tests, stackmap on from boot"
 	./ftracetest -K -v test.d/00basic/basic2.tc
-	echo "vmtest: end"
+	section end
 	exit 0
 fi
+# For development: vm/run-qemu.sh test DIR vm.tests=A,B boots the guest to
+# run only those selftests (paths under /ftrace), after the kernel log
+# with the boot-time KUnit suites, with no other section.
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	vm.tests=*) only=$(echo "${arg#*=}" | tr , ' ') ;;
+	esac
+done
+if [ -n "$only" ]; then
+	section "boot-time KUnit"
+	dmesg
+	section "selected tests"
+	for t in $only; do
+		# Each under the shell the whole run gives it (see below).
+		case $t in
+		*/trigger/*) dash ./ftracetest -K -v "$t" ;;
+		*) ./ftracetest -K -v "$t" ;;
+		esac
+	done
+	section end
+	exit 0
+fi
+
 ours=$(ls test.d/ftrace/stackmap-*.tc | grep -v stackmap-boot.tc)
 # Those that exercise stacks and the trace output. 00basic/basic2.tc
 # runs in the second boot, with stackmap on from boot.
@@ -65,12 +96,12 @@ fi
 # KUnit cases built into this kernel ran at boot: their KTAP is in the
 # kernel log, which goes to the host whole; its KTAP parser reads the
 # suites among the other messages (see vm/vmtest.sh).
-echo "vmtest: boot-time KUnit"
+section "boot-time KUnit"
 dmesg
 
-echo "vmtest: stackmap tests"
+section "stackmap tests"
 ./ftracetest -K -v $ours
-echo "vmtest: existing tests, stackmap on"
+section "existing tests, stackmap on"
 # ftracetest leaves trace options alone between tests, so the stack
 # triggers and stacktrace options of these tests go through stackmap; with
 # stackmap-expand the trace text is what they expect of full stacks.
@@ -88,12 +119,12 @@ done
 # Debian's dash, as on a Debian machine: busybox's sh would run its ping
 # applet for the inter-event tests' ping, which execs /proc/self/exe
 # where they look for the exec of ping.
-echo "vmtest: histogram triggers"
+section "histogram triggers"
 dash ./ftracetest -K -v test.d/trigger/trigger-hist*.tc test.d/trigger/inter-event
 
 # A map exported by the kernel, for the host to decode with the stackmap
 # CLI and compare with the kernel's own text and expansion.
-echo "vmtest: snapshot"
+section "snapshot"
 I=/sys/kernel/tracing/instances/vmtest_snapshot
 S=/tmp/snapshot
 mkdir -p $S $I
@@ -117,6 +148,6 @@ echo "SNAPSHOT-END"
 
 # trace.dat files recorded by Debian's trace-cmd, for the host to report
 # with its own trace-cmd and the stackmap plugin, with no map file.
-echo "vmtest: trace-cmd"
+section "trace-cmd"
 /vm/tracecmd.sh
-echo "vmtest: end"
+section end
