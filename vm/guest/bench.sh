@@ -153,17 +153,24 @@ hist_mem() {
 	awk '/^(Slab|VmallocUsed|Percpu):/ { n += $2 } END { print n }' /proc/meminfo
 }
 
+# Write a command to the trigger file of DIR. Appended: an open with
+# O_TRUNC (">") removes every hist trigger of the event first, so that
+# a :pause or :cont would find none.
+hist_cmd() { # DIR CMD
+	echo "$2" >> "$1/trigger" || die "trigger refused: $2"
+}
+
 # hist_run WORKLOAD MODE REP: one timed run, one HIST line.
 hist_run() {
 	ev=$(hist_event "$1")
-	[ "$2" = hist ] && echo "hist:keys=common_stacktrace" > "$ev/trigger"
+	[ "$2" = hist ] && hist_cmd "$ev" "hist:keys=common_stacktrace"
 	n=$n_mix
 	[ "$1" = getppid ] && n=$n_getppid
 	res=$(tracebench "$1" "$n") || die "tracebench $1 $n failed"
 	hits=0
 	if [ "$2" = hist ]; then
 		hits=$(hist_hits "$ev")
-		echo "!hist:keys=common_stacktrace" > "$ev/trigger"
+		hist_cmd "$ev" "!hist:keys=common_stacktrace"
 	fi
 	echo "HIST workload=$1 mode=$2 rep=$3 $res hits=${hits:-0}"
 }
@@ -191,19 +198,20 @@ ev=$(hist_event mix)
 r=1
 while [ "$r" -le 3 ]; do
 	m0=$(hist_mem)
-	echo "hist:keys=common_stacktrace:size=2048:pause" > "$ev/trigger"
+	hist_cmd "$ev" "hist:keys=common_stacktrace:size=2048:pause"
 	m1=$(hist_mem)
-	echo "hist:keys=common_stacktrace:size=2048:cont" > "$ev/trigger"
+	hist_cmd "$ev" "hist:keys=common_stacktrace:size=2048:cont"
 	/vm/workload.sh 50
-	echo "hist:keys=common_stacktrace:size=2048:pause" > "$ev/trigger"
+	hist_cmd "$ev" "hist:keys=common_stacktrace:size=2048:pause"
 	m2=$(hist_mem)
 	echo "HISTMEM when=created rep=$r kb=$((m1 - m0))"
 	echo "HISTMEM when=workload rep=$r kb=$((m2 - m0))"
 	[ "$r" -lt 3 ] || awk '$1 == "{" && $2 == "common_stacktrace:" { n = 0; e++; next }
 		/^} hitcount:/ { if (n > m) m = n; next }
 		/^ +[^ ]/ { n++ }
-		END { printf "HISTDEPTH max=%d entries=%d\n", m, e }' "$ev/hist"
-	echo "!hist:keys=common_stacktrace:size=2048" > "$ev/trigger"
+		END { printf "HISTDEPTH max=%d entries=%d\n", m, e; exit !e }' "$ev/hist" ||
+		die "the size=2048 histogram counted no stack"
+	hist_cmd "$ev" "!hist:keys=common_stacktrace:size=2048"
 	r=$((r + 1))
 done
 echo "-:$HP" >> $T/kprobe_events
