@@ -59,6 +59,12 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 /* Flags for struct stackdepot_lf_params.flags */
 /* Count the get_id calls that returned each record (see stackdepot_lf_info). */
 #define STACKDEPOT_LF_COUNT_REFS	0x1U
+/*
+ * Keep a mark per record per CPU: each CPU's first use of a record is told
+ * (see stackdepot_lf_get_id_rcu()). Costs a bit per table slot per
+ * possible CPU.
+ */
+#define STACKDEPOT_LF_CPU_MARKS		0x2U
 
 /**
  * struct stackdepot_lf_params - capacity and behaviour of a depot
@@ -73,7 +79,7 @@ typedef u32 __bitwise stackdepot_lf_id_t;
  *	records are stored in (about 32 records of this depth each), so it
  *	only trades the memory allocated ahead of need against how often
  *	growth runs.
- * @flags: %STACKDEPOT_LF_COUNT_REFS or 0.
+ * @flags: %STACKDEPOT_LF_COUNT_REFS, %STACKDEPOT_LF_CPU_MARKS, both or 0.
  * @initial_records: records of @expected_depth the depot has room for
  *	from the start, at most @max_records; 0 for the least (two chunks).
  *	Growth, which runs in a work item, adds room as stacks come; a user
@@ -308,7 +314,9 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
  *	mark of the record: true for one call per record between the record's
  *	store, or stackdepot_lf_clear_marks(), and the next clearing (for two
  *	if a call races with the clearing), false for the others; NULL leaves
- *	the mark alone
+ *	the mark alone. With %STACKDEPOT_LF_CPU_MARKS, the mark is the
+ *	calling CPU's: one call per record per CPU is told true, and the
+ *	caller keeps preemption disabled while it uses what it was told
  *
  * For owners that replace or free their depot while get_id may run: the
  * check that a grace period waits for the caller, the load of *@depotp
@@ -388,9 +396,24 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot);
  * was cleared is told false: the record's next caller is told true.
  *
  * Context: Any context; takes time in proportion to the table size (a
- * bit per slot, 4 KiB for 32768 slots).
+ * bit per slot, 4 KiB for 32768 slots; per CPU with
+ * %STACKDEPOT_LF_CPU_MARKS).
  */
 void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_clear_cpu_marks() - clear the calling CPU's marks
+ * @depot: the depot, or NULL
+ *
+ * As stackdepot_lf_clear_marks(), for the marks of the calling CPU alone
+ * in a depot created with %STACKDEPOT_LF_CPU_MARKS (all of them without):
+ * that CPU's next call that asks for the mark of a record is told it set
+ * it; the other CPUs' marks stay as they are. Equally fully ordered.
+ *
+ * Context: Any context, with preemption disabled; takes time in
+ * proportion to the table size (a bit per slot).
+ */
+void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot);
 
 /**
  * stackdepot_lf_unmark() - give back the mark of one record
@@ -399,11 +422,13 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
  *
  * For a caller that was told it set the mark but could not do what the
  * mark stands for (its user could not pass the stack on): the record's
- * next caller that asks is told it set the mark. Nothing happens if @id
- * is not an id of the current generation, or the caller is one a grace
- * period would not wait for.
+ * next caller that asks is told it set the mark (with
+ * %STACKDEPOT_LF_CPU_MARKS, the next on the calling CPU, whose mark is
+ * given back). Nothing happens if @id is not an id of the current
+ * generation, or the caller is one a grace period would not wait for.
  *
- * Context: Any context, including NMI.
+ * Context: Any context, including NMI; with %STACKDEPOT_LF_CPU_MARKS, on
+ * the CPU of the call that set the mark, preemption disabled since.
  */
 void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
 
@@ -523,6 +548,8 @@ static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
 static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
 
 static inline void stackdepot_lf_clear_marks(struct stackdepot_lf *depot) { }
+
+static inline void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot) { }
 
 static inline void stackdepot_lf_unmark(struct stackdepot_lf *depot,
 					stackdepot_lf_id_t id) { }

@@ -59,7 +59,11 @@
  * not do what the mark stood for gives it back (stackdepot_lf_unmark()).
  * Reset clears the marks with the table. Users tell the first use of a
  * stack since a point of their choosing with it (ftrace writes a stack's
- * definition into its trace buffer then).
+ * definition into its trace buffer then). With STACKDEPOT_LF_CPU_MARKS
+ * each CPU has a bitmap of its own (->mark_words longs each, whole cache
+ * lines apart), for users whose first use counts per CPU (ftrace's
+ * buffers are per CPU, and each must hold the definitions of its own ids);
+ * stackdepot_lf_clear_cpu_marks() clears the caller's CPU's alone.
  *
  * Coding conventions in this file: @depot is the depot, @val a slot value,
  * @pos a slot index, @state the generation state word (the base of the
@@ -204,8 +208,10 @@ struct stackdepot_lf {
 	u32 max_chunks;
 	u32 ref_stripes;
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
+	u32 mark_words;		/* longs of one bitmap of marks */
+	u32 mark_sets;		/* bitmaps: nr_cpu_ids with CPU marks, or 1 */
 	u32 *slots;
-	unsigned long *marks;	/* one bit per slot, see "Marks" above */
+	unsigned long *marks;	/* a bit per slot per set, see "Marks" above */
 	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
 	atomic_long_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
 	struct sdlf_pcpu __percpu *pcpu;
@@ -712,6 +718,14 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 	sdlf_arena_give_back(depot, val - 1, size);
 }
 
+/* The marks of the caller, in a read section (its CPU's, if per CPU). */
+static __always_inline unsigned long *sdlf_marks(struct stackdepot_lf *depot)
+{
+	if (depot->mark_sets == 1)
+		return depot->marks;
+	return depot->marks + (size_t)sdlf_cpu() * depot->mark_words;
+}
+
 /*
  * Set the mark of slot @pos for a caller that asked with @first; called in
  * a read section. No ordering: a mark publishes no data, it only elects
@@ -720,9 +734,12 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
 				      bool *first)
 {
-	if (first)
-		*first = !test_bit(pos, depot->marks) &&
-			 !test_and_set_bit(pos, depot->marks);
+	unsigned long *marks;
+
+	if (first) {
+		marks = sdlf_marks(depot);
+		*first = !test_bit(pos, marks) && !test_and_set_bit(pos, marks);
+	}
 }
 
 /*
@@ -735,13 +752,19 @@ static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
  * few does not dirty the lines every hit reads; so the loop orders
  * nothing by itself (stackdepot_lf_clear_marks() adds the barriers).
  */
-static void sdlf_clear_marks(struct stackdepot_lf *depot)
+static void sdlf_clear_words(unsigned long *marks, size_t words)
 {
 	size_t i;
 
-	for (i = 0; i < BITS_TO_LONGS(depot->slot_mask + 1); i++)
-		if (READ_ONCE(depot->marks[i]))
-			xchg(&depot->marks[i], 0);
+	for (i = 0; i < words; i++)
+		if (READ_ONCE(marks[i]))
+			xchg(&marks[i], 0);
+}
+
+static void sdlf_clear_marks(struct stackdepot_lf *depot)
+{
+	sdlf_clear_words(depot->marks,
+			 (size_t)depot->mark_sets * depot->mark_words);
 }
 
 bool stackdepot_lf_caller_visible(void)
@@ -1031,6 +1054,24 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_clear_marks);
 
+void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot)
+{
+	if (!depot)
+		return;
+	/* Pairs with get_id's test_and_set_bit(), as in clear_marks(). */
+	smp_mb();
+	/*
+	 * The read section only pins the CPU (the caller keeps it pinned
+	 * from its get_id on); the marks are there whether RCU waits or not.
+	 */
+	sdlf_read_lock();
+	sdlf_clear_words(sdlf_marks(depot), depot->mark_words);
+	sdlf_read_unlock();
+	/* As in stackdepot_lf_clear_marks(): clear before later accesses. */
+	smp_mb();
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_clear_cpu_marks);
+
 void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 {
 	u32 raw = stackdepot_lf_id_to_u32(id), state;
@@ -1042,7 +1083,7 @@ void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 		/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 		state = smp_load_acquire(&depot->state);
 		if ((raw & ~depot->slot_mask) == state)
-			clear_bit(raw & depot->slot_mask, depot->marks);
+			clear_bit(raw & depot->slot_mask, sdlf_marks(depot));
 	}
 	sdlf_read_unlock();
 }
@@ -1370,7 +1411,8 @@ static u32 sdlf_check_params(const struct stackdepot_lf_params *params)
 	    !params->max_depth || params->max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 	    params->expected_depth > params->max_depth ||
 	    params->initial_records > params->max_records ||
-	    params->flags & ~STACKDEPOT_LF_COUNT_REFS)
+	    params->flags & ~(STACKDEPOT_LF_COUNT_REFS |
+			      STACKDEPOT_LF_CPU_MARKS))
 		return 0;
 	return roundup_pow_of_two(2 * params->max_records);
 }
@@ -1385,6 +1427,8 @@ struct sdlf_geometry {
 	u32 ref_stripes;
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
 	u32 ref_blocks;		/* at create */
+	u32 mark_words;		/* longs of one bitmap of marks */
+	u32 mark_sets;		/* nr_cpu_ids with STACKDEPOT_LF_CPU_MARKS, or 1 */
 };
 
 /* Entries of a chunk directory that lists @chunks of at most @max_chunks. */
@@ -1432,6 +1476,14 @@ static void sdlf_geometry(const struct stackdepot_lf_params *params,
 	g->chunks = min(in_use + sdlf_spare(in_use), g->max_chunks);
 	g->dir_size = sdlf_dir_entries(g->chunks, g->max_chunks);
 	g->ref_stripes = sdlf_ref_stripes();
+	g->mark_words = BITS_TO_LONGS(slots);
+	g->mark_sets = 1;
+	if (params->flags & STACKDEPOT_LF_CPU_MARKS) {
+		/* Each CPU's on lines of its own: they are written often. */
+		g->mark_words = ALIGN(g->mark_words,
+				      SMP_CACHE_BYTES / sizeof(long));
+		g->mark_sets = nr_cpu_ids;
+	}
 	g->max_ref_blocks = 0;
 	g->ref_blocks = 0;
 	if (params->flags & STACKDEPOT_LF_COUNT_REFS) {
@@ -1447,7 +1499,7 @@ static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 {
 	return sizeof(struct stackdepot_lf) +
 	       (size_t)g->slots * sizeof(u32) +
-	       BITS_TO_LONGS(g->slots) * sizeof(unsigned long) +
+	       (size_t)g->mark_sets * g->mark_words * sizeof(unsigned long) +
 	       nr_cpu_ids * sizeof(struct sdlf_pcpu) +
 	       g->dir_size * sizeof(u8 *) +
 	       g->max_ref_blocks * sizeof(atomic_long_t *);
@@ -1512,6 +1564,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->dir_size = g.dir_size;
 	depot->ref_stripes = g.ref_stripes;
 	depot->max_ref_blocks = g.max_ref_blocks;
+	depot->mark_words = g.mark_words;
+	depot->mark_sets = g.mark_sets;
 	mutex_init(&depot->reset_lock);
 	mutex_init(&depot->grow_lock);
 	init_irq_work(&depot->grow_irq, sdlf_grow_irq);
@@ -1520,8 +1574,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	atomic64_set(&depot->hits_base, 0);
 
 	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
-	depot->marks = kvcalloc(BITS_TO_LONGS(slots), sizeof(unsigned long),
-				GFP_KERNEL);
+	depot->marks = kvcalloc((size_t)g.mark_sets * g.mark_words,
+				sizeof(unsigned long), GFP_KERNEL);
 	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
 						 GFP_KERNEL));
 	depot->pcpu = alloc_percpu(struct sdlf_pcpu);

@@ -1378,6 +1378,12 @@ static void test_marks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 6, 2, &id));
 
+	/* Without CPU marks, the calling CPU's marks are all of them. */
+	stackdepot_lf_clear_cpu_marks(depot);
+	stackdepot_lf_clear_cpu_marks(NULL);
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 5, 1, &id));
+	KUNIT_EXPECT_TRUE(test, get_id_marked(test, &ptr, 6, 2, &id));
+
 	/* Given back, a mark is set again by the next caller, once. */
 	stackdepot_lf_unmark(depot, ids[1]);
 	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, 5, 1, &id));
@@ -2030,6 +2036,128 @@ static struct task_struct *start_kthread(struct kunit *test,
 	return task;
 }
 
+/* One CPU's worker of test_cpu_marks(): it runs @op when told to go. */
+enum cpu_marks_op { CPU_MARKS_GET, CPU_MARKS_CLEAR, CPU_MARKS_UNMARK };
+
+struct cpu_marks_worker {
+	struct stackdepot_lf __rcu *depot;
+	struct completion go;
+	struct completion done;
+	enum cpu_marks_op op;
+	stackdepot_lf_id_t id;
+	int ret;
+	bool first;
+};
+
+/* Bound to its CPU: each call, and its answer, is that CPU's. */
+static int cpu_marks_thread(void *arg)
+{
+	struct cpu_marks_worker *w = arg;
+	struct stackdepot_lf *depot;
+	unsigned long entries[8];
+
+	make_stack(entries, ARRAY_SIZE(entries), 400);
+	while (!kthread_should_stop()) {
+		if (!wait_for_completion_timeout(&w->go, 1))
+			continue;
+		switch (w->op) {
+		case CPU_MARKS_GET:
+			w->first = true;
+			w->ret = stackdepot_lf_get_id_rcu(&w->depot, entries,
+							  ARRAY_SIZE(entries),
+							  &w->id, &w->first);
+			break;
+		case CPU_MARKS_CLEAR:
+			depot = rcu_dereference_protected(w->depot, true);
+			stackdepot_lf_clear_cpu_marks(depot);
+			break;
+		case CPU_MARKS_UNMARK:
+			depot = rcu_dereference_protected(w->depot, true);
+			stackdepot_lf_unmark(depot, w->id);
+			break;
+		}
+		complete(&w->done);
+	}
+	return 0;
+}
+
+/* Have @w run @op on its CPU; for CPU_MARKS_GET, whether it set the mark. */
+static bool cpu_marks_do(struct kunit *test, struct cpu_marks_worker *w,
+			 enum cpu_marks_op op)
+{
+	w->op = op;
+	complete(&w->go);
+	KUNIT_ASSERT_NE(test, 0UL, wait_for_completion_timeout(&w->done,
+							       120 * HZ));
+	if (op == CPU_MARKS_GET)
+		KUNIT_ASSERT_EQ(test, 0, w->ret);
+	return w->first;
+}
+
+/*
+ * Marks of a depot created with STACKDEPOT_LF_CPU_MARKS: one caller per
+ * record per CPU is told "first"; clearing a CPU's marks, and giving one
+ * back, leave the other CPU's; clearing all marks, and reset, clear both.
+ */
+static void test_cpu_marks(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	struct cpu_marks_worker *w;
+	struct task_struct *task;
+	struct stackdepot_lf *depot;
+	unsigned int i, cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	depot = create_depot(test, &p);
+	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < 2; i++) {
+		rcu_assign_pointer(w[i].depot, depot);
+		init_completion(&w[i].go);
+		init_completion(&w[i].done);
+		task = start_kthread(test, cpu_marks_thread, &w[i], cpu,
+				     "sdlf_cpu_marks");
+		wake_up_process(task);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	/* The other CPU's first use of the same record is its own first. */
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(w[0].id),
+			stackdepot_lf_id_to_u32(w[1].id));
+
+	/* One CPU's marks cleared: that CPU's only. */
+	cpu_marks_do(test, &w[1], CPU_MARKS_CLEAR);
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+
+	/* A mark given back: the giver's. */
+	cpu_marks_do(test, &w[0], CPU_MARKS_UNMARK);
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+
+	/* All of them, and a reset: every CPU's. */
+	stackdepot_lf_clear_marks(depot);
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));
+	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
+}
+
 static void test_refs_concurrent(struct kunit *test)
 {
 	struct refs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -2605,6 +2733,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_lost_race_reused),
 	KUNIT_CASE(test_get_id_rcu),
 	KUNIT_CASE(test_marks),
+	KUNIT_CASE(test_cpu_marks),
 	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),

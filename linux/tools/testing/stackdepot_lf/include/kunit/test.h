@@ -160,6 +160,12 @@ __printf(4, 5) void __kunit_fail(struct kunit *test, const char *file,
 				 int line, const char *fmt, ...);
 void __noreturn __kunit_abort(struct kunit *test);
 
+/* A case that cannot run here ends, logged, without failing. */
+#define kunit_skip(test, fmt, ...) do {					\
+	kunit_log_line((test), "skipped: " fmt, ##__VA_ARGS__);		\
+	__kunit_abort(test);						\
+} while (0)
+
 #define __KUNIT_FAILED(test, assert, fmt, ...) do {			\
 	__kunit_fail((test), __FILE__, __LINE__, fmt, ##__VA_ARGS__);	\
 	if (assert)							\
