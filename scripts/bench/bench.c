@@ -506,7 +506,9 @@ int main(int argc, char **argv)
 
 	build_workload(seed);
 	depot = bench_depot(0);
-	depot_refs = bench_depot(STACKDEPOT_LF_COUNT_REFS);
+	/* As the ftrace adapter creates its depot. */
+	depot_refs = bench_depot(STACKDEPOT_LF_COUNT_REFS |
+				 STACKDEPOT_LF_CPU_MARKS);
 
 	if (cg_op >= 0) {
 		/* One single-thread run for callgrind; setup is the same. */

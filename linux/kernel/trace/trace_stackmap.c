@@ -13,14 +13,16 @@
  * map itself lives in lib/stackdepot_lf/; nothing here knows its layout.
  *
  * Definitions: so that a reader of the ring buffer alone (trace-cmd record,
- * trace_pipe_raw) can resolve ids, the first use of a stack since the
- * instance's buffer last held its frames is preceded by a TRACE_STACK_DEF
- * event holding the id and the frames (options/stackmap-defs, on by
- * default). The depot's marks tell that first use: they are cleared with
- * each new generation, and here whenever the buffer loses what it held
- * (cleared, swapped with the max buffer, or a CPU's share of it overwritten:
- * stack_map_redefine) and whenever definitions or the option are turned
- * back on. "emit" written to stack_map writes the definitions of every
+ * trace_pipe_raw) can resolve ids, the first use of a stack on a CPU since
+ * that CPU's buffer last held its frames is preceded there by a
+ * TRACE_STACK_DEF event holding the id and the frames (options/stackmap-defs,
+ * on by default): each CPU's buffer defines the stacks of its own ids, so
+ * that it resolves them whatever the other CPUs' buffers lost. The depot's
+ * per-CPU marks tell that first use: they are cleared with each new
+ * generation, and here whenever the buffer loses what it held (cleared or
+ * swapped with the max buffer: every CPU's; a CPU's share of it overwritten,
+ * stack_map_redefine: that CPU's) and whenever definitions or the option are
+ * turned back on. "emit" written to stack_map writes the definitions of every
  * stack at once, for a buffer read out once at the end.
  *
  * Coding conventions in this file: @tr is the trace instance, @sm its
@@ -120,7 +122,8 @@ static void trace_stackmap_params(struct stackdepot_lf_params *params,
 		.max_records	= size,
 		.max_depth	= TRACE_STACKMAP_MAX_DEPTH,
 		.expected_depth	= TRACE_STACKMAP_EXPECTED_DEPTH,
-		.flags		= STACKDEPOT_LF_COUNT_REFS,
+		.flags		= STACKDEPOT_LF_COUNT_REFS |
+				  STACKDEPOT_LF_CPU_MARKS,
 		.initial_records = initial,
 	};
 }
@@ -301,10 +304,9 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 					     struct trace_buffer *buffer,
 					     int cpu, unsigned long lost)
 {
-	unsigned long held, seen, seq;
+	unsigned long held;
 	unsigned int pct;
 
-	seen = READ_ONCE(sc->seen);
 	WRITE_ONCE(sc->seen, lost);
 	/*
 	 * A buffer swapped in, or reset (its counts start again): the swap
@@ -317,37 +319,49 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 		WRITE_ONCE(sc->span, 1);
 		return false;
 	}
-	/*
-	 * Another CPU had the stacks defined again since this one last
-	 * looked: the definitions written since stand for this CPU's buffer
-	 * too. Count its losses from its last look, before that, so as to
-	 * count too much rather than too little.
-	 */
-	seq = atomic_long_read(&sm->redefinitions);
-	if (seq != READ_ONCE(sc->seq)) {
-		WRITE_ONCE(sc->seq, seq);
-		WRITE_ONCE(sc->base, seen);
-	}
 	/* Pairs with WRITE_ONCE() in trace_stackmap_set_redefine(). */
 	pct = READ_ONCE(sm->redefine_pct);
 	if (!pct || lost - READ_ONCE(sc->base) < READ_ONCE(sc->span))
 		return false;
 
 	/*
-	 * The buffer overwrote its share since the stacks were last defined
-	 * again: the definitions it held then may be gone. Until it, or any
-	 * other CPU's buffer, overwrites that share of what it holds now,
-	 * the definitions written from here on stand for it.
+	 * The buffer overwrote its share since its stacks were last defined
+	 * again: the definitions it held then may be gone. Until it
+	 * overwrites that share of what it holds now, the definitions
+	 * written from here on stand for it. The other CPUs' buffers hold
+	 * their own definitions, and lost nothing.
 	 */
 	held = ring_buffer_entries_cpu(buffer, cpu);
 	WRITE_ONCE(sc->base, lost);
 	WRITE_ONCE(sc->span, max(mult_frac(held, pct, 100), 1UL));
-	WRITE_ONCE(sc->seq, atomic_long_inc_return(&sm->redefinitions));
+	atomic_long_inc(&sm->redefinitions);
 	return true;
 }
 
 /*
- * Has this CPU's @buffer overwritten, since the stacks were last defined
+ * This CPU's buffer lost its definitions: the next use on this CPU of each
+ * stack defines it again. The other CPUs' buffers keep theirs.
+ */
+static void stackmap_redefine_cpu(struct trace_array *tr)
+{
+	struct stackdepot_lf *depot;
+
+	rcu_read_lock_sched_notrace();
+	depot = stackmap_depot_sched(tr);
+	if (!IS_ERR(depot))
+		stackdepot_lf_clear_cpu_marks(depot);
+	else
+		/*
+		 * Every CPU's, then, at the next caller that reaches the
+		 * depot: more definitions than needed, none missing. Pairs
+		 * with xchg() in trace_stackmap_get_id().
+		 */
+		smp_store_release(&tr->stackmap.redefine, 1);
+	rcu_read_unlock_sched_notrace();
+}
+
+/*
+ * Has this CPU's @buffer overwritten, since its stacks were last defined
  * again, the share of it that stack_map_redefine allows? The ring buffer
  * counts the events it overwrote (overrun); as long as that count has not
  * moved, reading it (ring_buffer_overrun_cpu()) and two compares tell
@@ -388,9 +402,9 @@ static __always_inline bool stackmap_lost_defs(struct trace_stackmap *sm,
  * @id: where the id goes on success
  * @define: set on success to whether the caller must write the stack's
  *	definition, with trace_stackmap_write_def(), before the id: true for
- *	one caller per stack after the buffer last lost the definitions it
- *	held (cleared, swapped, or its share overwritten: see
- *	stackmap_lost_defs()), while options/stackmap-defs is on
+ *	one caller per stack on each CPU after that CPU's buffer last lost
+ *	the definitions it held (cleared, swapped, or its share overwritten:
+ *	see stackmap_lost_defs()), while options/stackmap-defs is on
  *
  * Context: Any context, with preemption disabled. The first caller after
  * trace_stackmap_redefine() could not reach the depot clears its marks:
@@ -429,10 +443,11 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 		trace_stackmap_redefine(tr);
 	/*
 	 * The definitions on the pages this CPU's buffer overwrote are gone:
-	 * this use, and the next use of every other stack, defines it again.
+	 * this use, and the next use on this CPU of every other stack,
+	 * defines it again.
 	 */
 	if (!no_defs && stackmap_lost_defs(sm, buffer))
-		trace_stackmap_redefine(tr);
+		stackmap_redefine_cpu(tr);
 	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
 	 * that a grace period waits for us before it loads the pointer.
@@ -634,9 +649,10 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
  * @tr: the instance whose main buffer lost the definitions it held
  *
  * Called when the main buffer of @tr is cleared, shrunk or given new
- * sub-buffers, swapped with its max buffer, or has overwritten the share
- * of it that stack_map_redefine allows: the next use of each stack
- * in @tr writes its definition again. Where the depot cannot be reached
+ * sub-buffers, or swapped with its max buffer: the next use of each stack
+ * on each CPU writes its definition again. (A CPU's buffer that has
+ * overwritten the share of it that stack_map_redefine allows has its own
+ * stacks defined again: see stackmap_redefine_cpu().) Where the depot cannot be reached
  * (RCU would not wait for the caller), the next caller of
  * trace_stackmap_get_id() that can reach it does it, before it takes its
  * own id.

@@ -58,10 +58,8 @@ enum trace_stackmap_opt {
  * struct trace_stackmap_cpu - what a CPU's buffer lost, as the stack map saw it
  * @buffer: the buffer the counts are of
  * @seen: its count of overwritten events at the last look
- * @base: that count when the stacks were last defined again
+ * @base: that count when its stacks were last defined again
  * @span: events it may overwrite after @base before they are defined again
- * @seq: the instance's count of redefinitions when @base was taken: one
- *	by another CPU moves @base too
  *
  * Read and written only on its CPU, by the recording path at any context
  * level: see stackmap_lost_defs().
@@ -71,7 +69,6 @@ struct trace_stackmap_cpu {
 	unsigned long		seen;
 	unsigned long		base;
 	unsigned long		span;
-	unsigned long		seq;
 };
 
 /**
@@ -96,7 +93,7 @@ struct trace_stackmap_cpu {
  * @defs_lost: definitions the ring buffer refused
  * @defs_bytes: bytes of the definitions written, as
  *	ring_buffer_event_length() counts them
- * @redefinitions: times a CPU's buffer overwrote its share, and the stacks
+ * @redefinitions: times a CPU's buffer overwrote its share, and its stacks
  *	were to be defined again
  *
  * Only trace_stackmap.c changes these. @size and @epoch are protected by

@@ -10,11 +10,13 @@
 
 #include <kunit/test.h>
 #include <kunit/visibility.h>
+#include <linux/cpumask.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/ring_buffer.h>
+#include <linux/sched.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/trace.h>
@@ -540,9 +542,11 @@ static void stackmap_printk_max_buffer_test(struct kunit *test)
  *
  * A reader of the buffer alone must meet the definition of an id before
  * the id. These cases read the instance's buffer in time order, check
- * that every id follows a definition of it whose frames are the depot's,
- * and count the definitions of each stack: one per stack after each point
- * where the buffer lost them, and one more for each "emit".
+ * that every id follows a definition of it on its CPU (each CPU's buffer
+ * defines the stacks it uses) whose frames are the depot's, and count the
+ * definitions of each stack: one per stack after each point where the
+ * buffer lost them, and one more for each "emit". The cases stay on one
+ * CPU, whose buffer alone then holds their stacks.
  */
 
 #define STACKMAP_KUNIT_MAX_ENTRIES	256
@@ -559,7 +563,7 @@ struct stackmap_kunit_entry {
 struct stackmap_kunit_defs {
 	unsigned int	defs;		/* TRACE_STACK_DEF entries */
 	unsigned int	ids;		/* TRACE_STACK_ID entries */
-	unsigned int	undefined;	/* ids not after a definition of theirs */
+	unsigned int	undefined;	/* ids not after a definition on their CPU */
 	unsigned int	bad;		/* definitions unlike the depot's stack */
 	unsigned int	full;		/* TRACE_STACK entries */
 	u64		bytes;		/* ring-buffer bytes of the definitions */
@@ -608,6 +612,19 @@ static bool stackmap_kunit_def_ok(struct stackmap_kunit_ctx *ctx,
 	       !memcmp(def->caller, ctx->entries, depth * sizeof(*ctx->entries));
 }
 
+/* Does a definition of entry @i's id come before it on its CPU? */
+static bool stackmap_kunit_defined(const struct stackmap_kunit_defs *d,
+				   unsigned int i)
+{
+	const struct stackmap_kunit_entry *e = &d->entry[i];
+
+	while (i--)
+		if (d->entry[i].type == TRACE_STACK_DEF &&
+		    d->entry[i].id == e->id && d->entry[i].cpu == e->cpu)
+			return true;
+	return false;
+}
+
 /* Read the main buffer of @tr in time order into @d. */
 static void stackmap_kunit_defs_walk(struct kunit *test,
 				     struct stackmap_kunit_ctx *ctx,
@@ -620,7 +637,6 @@ static void stackmap_kunit_defs_walk(struct kunit *test,
 	struct ring_buffer_iter *iter;
 	struct trace_entry *ent;
 	unsigned int i, seq, s;
-	bool defined[STACKMAP_KUNIT_MAX_STACKS];
 	int cpu;
 	u64 ts;
 
@@ -656,17 +672,15 @@ static void stackmap_kunit_defs_walk(struct kunit *test,
 	}
 
 	sort(d->entry, d->nr, sizeof(*e), stackmap_kunit_entry_cmp, NULL);
-	memset(defined, 0, sizeof(defined));
 	for (i = 0; i < d->nr; i++) {
 		e = &d->entry[i];
 		s = stackmap_kunit_stack(test, d, e->id);
 		if (e->type == TRACE_STACK_DEF) {
 			d->defs++;
 			d->stack_defs[s]++;
-			defined[s] = true;
 		} else {
 			d->ids++;
-			if (!defined[s])
+			if (!stackmap_kunit_defined(d, i))
 				d->undefined++;
 		}
 	}
@@ -692,8 +706,17 @@ static struct stackmap_kunit_defs *
 stackmap_kunit_defs_setup(struct kunit *test, struct stackmap_kunit_ctx **ctx)
 {
 	struct stackmap_kunit_defs *d;
+	int cpu;
 
 	*ctx = stackmap_kunit_setup(test);
+	/*
+	 * Each CPU's buffer defines the stacks it uses: the case's thread,
+	 * which ends with it, stays on one CPU, so that each stack is
+	 * defined once after each loss, as the cases count.
+	 */
+	cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current,
+						      cpumask_of(cpu)));
 	/* trace_array_printk() into the instance takes its depot. */
 	stackmap_kunit_set(test, (*ctx)->tr, TRACE_ITER_TRACE_PRINTK, true);
 	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
