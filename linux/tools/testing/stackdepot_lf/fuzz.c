@@ -734,7 +734,7 @@ static bool model_create(struct model *m, struct input *in)
 	m->p.max_depth = b[2] % 8 ? 1 + b[2] % 40 : 200 + b[3] % 60;
 	m->p.expected_depth = b[4] % 4 ? (b[4] >> 2) % (m->p.max_depth + 2) :
 					 0;
-	m->p.flags = b[5] & 0x81;
+	m->p.flags = b[5] & 0x83;
 	m->refs = m->p.flags & STACKDEPOT_LF_COUNT_REFS;
 	/* Initial room: none, a third of the capacity, or one too many. */
 	if (b[7] & 2)
@@ -754,7 +754,8 @@ static bool model_create(struct model *m, struct input *in)
 		      m->p.max_depth > STACKDEPOT_LF_MAX_DEPTH ||
 		      m->p.expected_depth > m->p.max_depth ||
 		      m->p.initial_records > m->p.max_records ||
-		      (m->p.flags & ~STACKDEPOT_LF_COUNT_REFS));
+		      (m->p.flags & ~(STACKDEPOT_LF_COUNT_REFS |
+				       STACKDEPOT_LF_CPU_MARKS)));
 		sdlf_stub_deactivate();
 		return false;
 	}
@@ -774,7 +775,7 @@ static bool model_create(struct model *m, struct input *in)
 	if (m->refs) {
 		m->max_blocks = DIV_ROUND_UP(m->p.max_records, FUZZ_REF_BLOCK);
 		q = m->p;
-		q.flags = 0;
+		q.flags &= ~STACKDEPOT_LF_COUNT_REFS;
 		m->block_size = (m->mem0 - stackdepot_lf_mem_size(&q) -
 				 m->max_blocks * sizeof(void *)) / m->blocks0;
 		CHECK(m->block_size % (FUZZ_REF_BLOCK * sizeof(u32)) == 0);
