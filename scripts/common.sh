@@ -18,6 +18,7 @@
 #   series_order  the patch series of make series, in the order they
 #                 apply (series_out NAME: where each is written)
 #   kpath         PATH for the kernel's checkpatch.pl (see below)
+#   apt_retry     runs an apt-get command, retried (see below)
 #
 # shellcheck shell=bash disable=SC2034
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,6 +37,19 @@ series_order=(kernel harness tools)
 # or a venv ahead of Debian's in PATH may not see them; spdxcheck.py then
 # dies on stderr and checkpatch takes every tag as good.
 kpath=/usr/bin:$PATH
+
+# apt_retry CMD...: run an apt-get command, again after 15, 30 and 45 s
+# if it fails: a Debian mirror being synced serves index files whose size
+# is not yet the one its Release file gives, for a few minutes.
+apt_retry() {
+	local try
+	for try in 1 2 3; do
+		"$@" && return 0
+		echo "  APT     '$*' failed; again in $((15 * try)) s" >&2
+		sleep $((15 * try))
+	done
+	"$@"
+}
 
 series_out() {
 	if [ "$1" = kernel ]; then echo "$out/series"; else echo "$out/series-$1"; fi

@@ -7,6 +7,8 @@
 
 set -euo pipefail
 
+. "$(dirname "$0")/common.sh"
+
 missing=()
 for pkg in "$@"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
@@ -20,5 +22,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Lists that stay partly stale may still hold what is needed: the
+# download or install says so if they do not.
+apt_retry apt-get update -q ||
+	echo "  APT     going on with the package lists as they are" >&2
+apt_retry apt-get install -y -q --no-install-recommends "${missing[@]}"

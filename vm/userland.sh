@@ -22,6 +22,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/common.sh"
 arch=${1:?usage: $0 amd64|arm64|i386}
 dest=${BUILD:-$root/build}/userland/$arch
 # trace-cmd's Depends, but libtraceevent1-plugin: its plugins only pretty
@@ -52,13 +53,16 @@ if [ -n "$need_update" ]; then
 		echo "userland: need root to update the package lists for ${pkgs[*]}" >&2
 		exit 1
 	fi
-	apt-get update -q
+	# Lists that stay partly stale may still hold what is needed: the
+	# download or install says so if they do not.
+	apt_retry apt-get update -q ||
+		echo "  APT     going on with the package lists as they are" >&2
 fi
 dl=$(mktemp -d)
 trap 'rm -rf "$dl"' EXIT
 # apt's download sandbox user must be able to write there.
 chmod 0777 "$dl"
-(cd "$dl" && apt-get download -q "${pkgs[@]}")
+(cd "$dl" && apt_retry apt-get download -q "${pkgs[@]}")
 rm -rf "$dest"
 mkdir -p "$dest"
 for deb in "$dl"/*.deb; do
