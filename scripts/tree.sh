@@ -45,10 +45,12 @@ want=$({
 } | sha256sum | cut -d' ' -f1)
 
 # A file that left the overlay would stay behind in the tree: unpack
-# again whenever the list of overlaid files lost one.
+# again whenever the list of overlaid files lost one. The list holds what
+# the rsync below lays: tracked files and untracked ones not ignored (a
+# scratch test tried once and deleted must not outlive its deletion).
 listing=$ksrc/.stackdepot_lf-overlay
-overlay_files=$(git -C "$overlay" ls-files -- "${overlay_dirs[@]}" 2>/dev/null |
-	LC_ALL=C sort)
+overlay_files=$(git -C "$overlay" ls-files --cached --others --exclude-standard \
+	-- "${overlay_dirs[@]}" 2>/dev/null | LC_ALL=C sort)
 if [ -f "$listing" ] &&
    [ -n "$(LC_ALL=C comm -23 "$listing" <(echo "$overlay_files"))" ]; then
 	rm -f "$stamp"
