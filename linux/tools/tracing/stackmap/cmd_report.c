@@ -9,7 +9,8 @@
  * events in trace-cmd report's order and format, resolving each id
  * with the definition of that id in force at its time, so an id
  * resolves even where its definition comes later in time order (written
- * by another CPU that stamped it later). Each buffer, the top one and
+ * by "emit", or by another CPU on kernels that defined a stack on one
+ * CPU only). Each buffer, the top one and
  * each instance, has its own definitions: an id never resolves through
  * another buffer's.
  */

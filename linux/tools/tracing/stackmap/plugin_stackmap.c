@@ -17,8 +17,9 @@
  * generation or missing from the map is never resolved to another stack.
  *
  * The plugin reads the events in the order trace-cmd gives them, by
- * time: an id stamped before its definition (written by another CPU)
- * stays unresolved; "stackmap report" reads the trace twice and
+ * time: an id stamped before its definition (one written by "emit", or
+ * by another CPU on kernels that defined a stack on one CPU only) stays
+ * unresolved; "stackmap report" reads the trace twice and
  * resolves it. The definitions learned are kept per trace (per
  * tep_handle), in memory that grows with the distinct ids defined.
  *
