@@ -339,24 +339,28 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 }
 
 /*
- * This CPU's buffer lost its definitions: the next use on this CPU of each
- * stack defines it again. The other CPUs' buffers keep theirs.
+ * The buffer lost its definitions (@this_cpu: this CPU's share of it): the
+ * next use of each stack, on this CPU or on every CPU, defines it again.
+ * Where the depot cannot be reached, the next caller of
+ * trace_stackmap_get_id() that can reach it clears every CPU's marks
+ * before it takes its own id: more definitions than needed, none missing.
  */
-static void stackmap_redefine_cpu(struct trace_array *tr)
+static void stackmap_redefine(struct trace_array *tr, bool this_cpu)
 {
 	struct stackdepot_lf *depot;
 
 	rcu_read_lock_sched_notrace();
 	depot = stackmap_depot_sched(tr);
-	if (!IS_ERR(depot))
-		stackdepot_lf_clear_cpu_marks(depot);
-	else
+	if (IS_ERR(depot))
 		/*
-		 * Every CPU's, then, at the next caller that reaches the
-		 * depot: more definitions than needed, none missing. Pairs
+		 * After the swap, reset or loss of the definitions. Pairs
 		 * with xchg() in trace_stackmap_get_id().
 		 */
 		smp_store_release(&tr->stackmap.redefine, 1);
+	else if (this_cpu)
+		stackdepot_lf_clear_cpu_marks(depot);
+	else
+		stackdepot_lf_clear_marks(depot);
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -447,7 +451,7 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 	 * defines it again.
 	 */
 	if (!no_defs && stackmap_lost_defs(sm, buffer))
-		stackmap_redefine_cpu(tr);
+		stackmap_redefine(tr, true);
 	/*
 	 * The depot is freed after synchronize_rcu(): the library checks
 	 * that a grace period waits for us before it loads the pointer.
@@ -652,28 +656,16 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
  * sub-buffers, or swapped with its max buffer: the next use of each stack
  * on each CPU writes its definition again. (A CPU's buffer that has
  * overwritten the share of it that stack_map_redefine allows has its own
- * stacks defined again: see stackmap_redefine_cpu().) Where the depot cannot be reached
- * (RCU would not wait for the caller), the next caller of
- * trace_stackmap_get_id() that can reach it does it, before it takes its
- * own id.
+ * stacks defined again: see trace_stackmap_get_id().) Where the depot
+ * cannot be reached (RCU would not wait for the caller), the next caller
+ * of trace_stackmap_get_id() that can reach it does it, before it takes
+ * its own id.
  *
  * Context: Any context.
  */
 void trace_stackmap_redefine(struct trace_array *tr)
 {
-	struct stackdepot_lf *depot;
-
-	rcu_read_lock_sched_notrace();
-	depot = stackmap_depot_sched(tr);
-	if (!IS_ERR(depot))
-		stackdepot_lf_clear_marks(depot);
-	else
-		/*
-		 * After the swap or reset that lost the definitions. Pairs
-		 * with xchg() in trace_stackmap_get_id().
-		 */
-		smp_store_release(&tr->stackmap.redefine, 1);
-	rcu_read_unlock_sched_notrace();
+	stackmap_redefine(tr, false);
 }
 
 /**
