@@ -132,6 +132,13 @@
  *   stackdepot_lf_unmark() clears one bit with clear_bit(), after
  *   checking in a read section that the id is of the current generation,
  *   whose reset would clear the bit anyway.
+ * - The last-stack hint (sdlf_pcpu.last, see sdlf_get_id()) publishes
+ *   nothing either: its CPU, that CPU's interrupts and NMIs read and write
+ *   it whole with READ_ONCE() and WRITE_ONCE(), and a caller loads the
+ *   slot it names with acquire like any other and takes it only if the
+ *   record there holds its frames. Reset leaves it: an id of an earlier
+ *   generation names no slot of the next, or, once the ids have gone
+ *   round, a slot whose record is checked all the same.
  * - Statistics are per-CPU local64_t counters, incremented with preemption
  *   disabled (NMI-safe where the depot can be built at all, see Kconfig)
  *   and summed without synchronisation.
@@ -194,6 +201,7 @@ struct sdlf_pcpu {
 	local64_t drops_busy;
 	local64_t drops_context;
 	u32 kept;		/* a lost race's record, or 0: sdlf_keep() */
+	u32 last;		/* id of this CPU's last get_id: sdlf_get_id() */
 };
 
 struct stackdepot_lf {
@@ -470,22 +478,43 @@ static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
  * compared anyway, so the loop takes no early exit, and takes two frames a
  * round.
  */
-static __always_inline bool sdlf_record_match(const struct sdlf_record *rec,
-					      u32 hash,
+static __always_inline bool sdlf_frames_equal(const unsigned long *frame,
 					      const unsigned long *entries,
 					      unsigned int nr_entries)
 {
-	const unsigned long *frame = rec->entries;
 	unsigned long diff = 0;
 	size_t i = nr_entries & 1;
 
-	if (rec->hash != hash || sdlf_record_depth(rec) != nr_entries)
-		return false;
 	if (i)
 		diff = frame[0] ^ entries[0];
 	for (; i < nr_entries; i += 2)
 		diff |= (frame[i] ^ entries[i]) | (frame[i + 1] ^ entries[i + 1]);
 	return !diff;
+}
+
+/* Is @rec, which the hash @hash of @entries led to, the stack @entries? */
+static __always_inline bool sdlf_record_match(const struct sdlf_record *rec,
+					      u32 hash,
+					      const unsigned long *entries,
+					      unsigned int nr_entries)
+{
+	return rec->hash == hash && sdlf_record_depth(rec) == nr_entries &&
+	       sdlf_frames_equal(rec->entries, entries, nr_entries);
+}
+
+/*
+ * Is @rec, which no hash led to, the stack @entries? The depth and one
+ * frame from the middle first: stacks that share their outer frames (one
+ * entry path) and innermost ones (one tracepoint) differ there, so that
+ * another stack seldom costs a compare of every frame.
+ */
+static __always_inline bool sdlf_record_same(const struct sdlf_record *rec,
+					     const unsigned long *entries,
+					     unsigned int nr_entries)
+{
+	return sdlf_record_depth(rec) == nr_entries &&
+	       rec->entries[nr_entries / 2] == entries[nr_entries / 2] &&
+	       sdlf_frames_equal(rec->entries, entries, nr_entries);
 }
 
 /*
@@ -718,6 +747,21 @@ static void sdlf_record_discard(struct stackdepot_lf *depot, u32 val)
 	sdlf_arena_give_back(depot, val - 1, size);
 }
 
+/*
+ * Remember @id as this CPU's last stack (see sdlf_get_id()); called in a
+ * read section. An interrupt or NMI between the load and the store may
+ * have remembered its own: either id is a good hint.
+ */
+static __always_inline void sdlf_remember(struct stackdepot_lf *depot,
+					  stackdepot_lf_id_t id)
+{
+	u32 *last = &raw_cpu_ptr(depot->pcpu)->last;
+	u32 val = stackdepot_lf_id_to_u32(id);
+
+	if (READ_ONCE(*last) != val)
+		WRITE_ONCE(*last, val);
+}
+
 /* The marks of the caller, in a read section (its CPU's, if per CPU). */
 static __always_inline unsigned long *sdlf_marks(struct stackdepot_lf *depot)
 {
@@ -803,6 +847,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 				sdlf_count(&depot->pcpu->inserts);
 				sdlf_mark(depot, pos, first);
 				*id = sdlf_make_id(state, pos);
+				sdlf_remember(depot, *id);
 				return 0;
 			}
 			/*
@@ -819,6 +864,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 				sdlf_count(&depot->pcpu->lost_races);
 			sdlf_mark(depot, pos, first);
 			*id = sdlf_make_id(state, pos);
+			sdlf_remember(depot, *id);
 			ret = 0;
 			goto out;
 		}
@@ -844,7 +890,6 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 		sdlf_count(&depot->pcpu->drops_too_deep);
 		return -E2BIG;
 	}
-	hash = sdlf_hash(entries, nr_entries);
 
 	/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 	state = smp_load_acquire(&depot->state);
@@ -853,18 +898,42 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 		return -EBUSY;
 	}
 
+	/*
+	 * The stack this CPU asked for last, if of this generation, is
+	 * compared before any hashing: events that follow each other on a
+	 * CPU often share their stack. The id is only a hint, written and
+	 * read whole by this CPU, its interrupts and NMIs: whatever it says,
+	 * the stack is taken from it only if the slot it names holds the
+	 * same frames, and a stack is stored at most once per generation,
+	 * so that slot is the stack's.
+	 */
+	pos = READ_ONCE(raw_cpu_ptr(depot->pcpu)->last) ^ state;
+	if (pos <= depot->slot_mask) {
+		/* Pairs with sdlf_slot_publish(): the record is complete. */
+		val = smp_load_acquire(&depot->slots[pos]);
+		if (likely(val)) {
+			rec = sdlf_record(depot, val);
+			if (likely(sdlf_record_same(rec, entries, nr_entries)))
+				goto hit;
+		}
+	}
+
+	hash = sdlf_hash(entries, nr_entries);
 	pos = hash & depot->slot_mask;
 	/* Pairs with sdlf_slot_publish(): the record is complete. */
 	val = smp_load_acquire(&depot->slots[pos]);
-	if (likely(val)) {
-		rec = sdlf_record(depot, val);
-		if (likely(sdlf_record_match(rec, hash, entries, nr_entries))) {
-			sdlf_count_hit(depot, rec);
-			sdlf_mark(depot, pos, first);
-			*id = sdlf_make_id(state, pos);
-			return 0;
-		}
-	}
+	if (unlikely(!val))
+		goto slow;
+	rec = sdlf_record(depot, val);
+	if (unlikely(!sdlf_record_match(rec, hash, entries, nr_entries)))
+		goto slow;
+	sdlf_remember(depot, sdlf_make_id(state, pos));
+hit:
+	sdlf_count_hit(depot, rec);
+	sdlf_mark(depot, pos, first);
+	*id = sdlf_make_id(state, pos);
+	return 0;
+slow:
 	return sdlf_get_id_slow(depot, hash, state, pos, entries, nr_entries,
 				id, first);
 }

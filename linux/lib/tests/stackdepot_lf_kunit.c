@@ -1630,6 +1630,86 @@ static void test_generation_wrap(struct kunit *test)
 						      TEST_DEPTH, NULL));
 }
 
+static unsigned int hashed;
+
+static u32 counted_constant_hash(const unsigned long *entries,
+				 unsigned int nr_entries)
+{
+	hashed++;
+	return 42;
+}
+
+/*
+ * A CPU's last stack is found again without hashing it. The hint is
+ * checked, never trusted: a stack that differs in one frame or in depth
+ * is hashed and gets an id of its own, and once the ids have gone round,
+ * a hint from the range's earlier generation names a slot that now holds
+ * another stack, whose id the hinted stack must not get.
+ */
+static void test_last_stack_hint(struct kunit *test)
+{
+	struct stackdepot_lf *depot = create_default(test);
+	stackdepot_lf_id_t a, b, id;
+	struct stackdepot_lf_stats stats;
+	u32 range;
+
+	kunit_activate_static_stub(test, sdlf_hash, counted_constant_hash);
+	/* The hint is per CPU: stay on one. */
+	migrate_disable();
+	hashed = 0;
+	a = get_id(test, depot, 6, 1);
+	KUNIT_EXPECT_EQ(test, hashed, 1U);
+	id = get_id(test, depot, 6, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, hashed, 1U);
+	KUNIT_EXPECT_EQ(test, refs_of(test, depot, a, 6), 2U);
+
+	/* One frame other than the middle one, or one frame fewer. */
+	make_stack(want_buf, 6, 1);
+	want_buf[0] ^= 0x10;
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 6, &id));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, hashed, 2U);
+	get_id(test, depot, 6, 1);
+	make_stack(want_buf, 6, 1);
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 5, &id));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, hashed, 4U);
+	/* Another stack leaves its hint; the first is found by its hash. */
+	get_id(test, depot, 6, 2);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id(test, depot, 6, 1)),
+			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, hashed, 6U);
+
+	/*
+	 * Two resets bring the first generation's range back (the first
+	 * cannot take the range its depot holds). This CPU's hint still
+	 * names slot 42, a's before the resets and b's once b is stored
+	 * first: a must get a slot of its own.
+	 */
+	range = stackdepot_lf_id_to_u32(a) & ~0x7ffU;
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a) - range, 42U);
+	set_ids_cursor(test, range);
+	stackdepot_lf_reset(depot);
+	set_ids_cursor(test, range);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), range >> 11);
+	b = get_id(test, depot, 6, 2);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(b), range + 42);
+	a = get_id(test, depot, 6, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a), range + 43);
+	KUNIT_EXPECT_EQ(test, hashed, 8U);
+	migrate_enable();
+	kunit_deactivate_static_stub(test, sdlf_hash);
+	expect_resolves(test, depot, a, 6, 1);
+	expect_resolves(test, depot, b, 6, 2);
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 2U);
+}
+
 /*
  * Past the end of the id space the cursor skips the ranges that live
  * depots hold: a depot whose generations wrap never takes the range of
@@ -2738,6 +2818,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
+	KUNIT_CASE(test_last_stack_hint),
 	KUNIT_CASE(test_ids_skip_live_ranges),
 	KUNIT_CASE(test_ids_after_destroy),
 	KUNIT_CASE(test_arena_limit),
