@@ -324,6 +324,13 @@ def print_floor(h, vi):
           'mean depth (%.1f),' % (fm, h['mean_depth']))
     print('  %d at 4 frames; a get_id hit: %d and %d, %d and %d above the floor'
           % (f4, gm, g4, gm - fm, g4 - f4))
+    gl = lib_instr(h, 'get_id_rcu_hit_last')
+    if gl is not None:
+        print('  the CPU\'s last stack again, which get_id compares before '
+              'hashing: %d' % gl)
+        print('  (get_id_rcu_hit_last, marked, a stack of the mean depth); '
+              'the 4-frame hit')
+        print('  repeats its stack too')
     copy = lib_instr(h, 'memcpy_baseline')
     for w, r in (vi or {}).get('workloads', {}).items():
         d = r.get('stack_depth')

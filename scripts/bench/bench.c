@@ -54,6 +54,7 @@ enum bench_op {
 	OP_HIT_MARKED,
 	OP_FLOOR,
 	OP_FLOOR4,
+	OP_HIT_LAST,
 	NR_OPS,
 };
 
@@ -61,6 +62,7 @@ static const char *const op_names[NR_OPS] = {
 	"memcpy_baseline", "get_id_hit", "get_id_hit_refs", "get_id_insert",
 	"lookup", "shim_rcu_pair", "get_id_hit_4_frames", "get_id_rcu_hit",
 	"get_id_rcu_hit_marked", "floor_hash_compare", "floor_4_frames",
+	"get_id_rcu_hit_last",
 };
 
 /* The library function each op calls, for its own instruction count */
@@ -74,6 +76,7 @@ static const char *const op_fn[NR_OPS] = {
 	[OP_HIT_MARKED] = "stackdepot_lf_get_id_rcu",
 	[OP_FLOOR] = "bench_floor",
 	[OP_FLOOR4] = "bench_floor",
+	[OP_HIT_LAST] = "stackdepot_lf_get_id_rcu",
 };
 
 /* floor.c: a hash and one compare of the frames, and nothing else. */
@@ -90,6 +93,8 @@ static unsigned long *stacks[BENCH_STACKS];
 /* A copy of each stack elsewhere, as a depot's record holds it. */
 static unsigned long *copies[BENCH_STACKS], copy4[4];
 static u32 depths[BENCH_STACKS];
+/* A stack of the workload's mean depth, for OP_HIT_LAST */
+static u32 mean_stack;
 static u32 seq[BENCH_SEQ];
 static stackdepot_lf_id_t ids[BENCH_STACKS], id4;
 static struct stackdepot_lf *depot, *depot_refs;
@@ -115,6 +120,7 @@ static void build_workload(u64 seed)
 	static unsigned long frames[BENCH_STACKS * BENCH_MAX_DEPTH];
 	static unsigned long stored[BENCH_STACKS * BENCH_MAX_DEPTH];
 	static u64 cdf[BENCH_STACKS];
+	unsigned long sum = 0;
 	unsigned int i;
 
 	sdlf_bench_make_stacks(seed, frames, depths);
@@ -125,6 +131,14 @@ static void build_workload(u64 seed)
 		copies[i] = stored + i * BENCH_MAX_DEPTH;
 	}
 	sdlf_bench_make_seq(seed, cdf, seq);
+
+	/* The first stack whose depth is nearest the mean */
+	for (i = 0; i < BENCH_STACKS; i++)
+		sum += depths[i];
+	for (i = 0; i < BENCH_STACKS; i++)
+		if (labs((long)depths[i] * BENCH_STACKS - (long)sum) <
+		    labs((long)depths[mean_stack] * BENCH_STACKS - (long)sum))
+			mean_stack = i;
 }
 
 static struct stackdepot_lf *bench_depot(unsigned int flags)
@@ -225,6 +239,14 @@ static unsigned long run_op(enum bench_op op, unsigned int start,
 			break;
 		case OP_FLOOR4:
 			acc += bench_floor(stack4, copy4, 4);
+			break;
+		case OP_HIT_LAST:
+			/* The CPU's last stack again, as events of one site */
+			acc += stackdepot_lf_get_id_rcu(&depot_refs_rcu,
+							stacks[mean_stack],
+							depths[mean_stack],
+							&id, &first);
+			acc += first;
 			break;
 		default:
 			sdlf_read_lock();
@@ -448,7 +470,8 @@ int main(int argc, char **argv)
 {
 	static const enum bench_op table_ops[] = {
 		OP_BASELINE, OP_FLOOR, OP_HIT, OP_HIT_REFS, OP_FLOOR4, OP_HIT4,
-		OP_HIT_RCU, OP_HIT_MARKED, OP_INSERT, OP_LOOKUP, OP_RCU,
+		OP_HIT_RCU, OP_HIT_MARKED, OP_HIT_LAST, OP_INSERT, OP_LOOKUP,
+		OP_RCU,
 	};
 	double ns[NR_OPS][BENCH_MAX_THR + 1], runs[BENCH_MAX_REPS];
 	u64 seed = 1, val, reps = 5, maxthr = sysconf(_SC_NPROCESSORS_ONLN);
