@@ -2196,6 +2196,7 @@ static void test_cpu_marks(struct kunit *test)
 	depot = create_depot(test, &p);
 	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* The first and the last: the highest CPU has the last bitmap. */
 	cpu = cpumask_first(cpu_online_mask);
 	for (i = 0; i < 2; i++) {
 		rcu_assign_pointer(w[i].depot, depot);
@@ -2204,7 +2205,7 @@ static void test_cpu_marks(struct kunit *test)
 		task = start_kthread(test, cpu_marks_thread, &w[i], cpu,
 				     "sdlf_cpu_marks");
 		wake_up_process(task);
-		cpu = cpumask_next(cpu, cpu_online_mask);
+		cpu = cpumask_last(cpu_online_mask);
 	}
 
 	KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[0], CPU_MARKS_GET));

@@ -79,6 +79,7 @@ unsigned int num_online_cpus(void);
 #define cpumask_first(mask)	0U
 #define cpumask_next(cpu, mask) \
 	((cpu) + 1 < num_online_cpus() ? (cpu) + 1 : nr_cpu_ids)
+#define cpumask_last(mask)	(num_online_cpus() - 1)
 
 /* Completions. */
 struct completion {
