@@ -1204,6 +1204,101 @@ static void stackmap_defs_overrun_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, w.last_undefined, bound);
 }
 
+/* Where stackmap_defs_other_cpu_test() is, before its uses of stack A. */
+struct stackmap_kunit_two_cpus {
+	int			cpu[2];	/* the buffer that wraps, the other */
+	unsigned long		lost;	/* entries the first CPU overwrote */
+};
+
+/* Move the case's thread to @cpu. */
+static void stackmap_kunit_move(struct kunit *test, int cpu)
+{
+	KUNIT_ASSERT_EQ(test, 0, set_cpus_allowed_ptr(current,
+						      cpumask_of(cpu)));
+	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+}
+
+/*
+ * Before the use of A in round @round: on the other CPU, on the first,
+ * then, after the first CPU's buffer wrapped with stack B, on the other.
+ */
+static noinline void stackmap_kunit_two_cpus_step(struct kunit *test,
+						  struct stackmap_kunit_ctx *ctx,
+						  struct stackmap_kunit_two_cpus *tc,
+						  int round)
+{
+	struct trace_buffer *buffer = ctx->tr->array_buffer.buffer;
+	unsigned long ip, held = 0;
+
+	if (round == 1) {
+		stackmap_kunit_move(test, tc->cpu[0]);
+		return;
+	}
+	if (round == 2) {
+		while (!held || tc->lost < STACKMAP_KUNIT_WRAPS * held) {
+			stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
+			tc->lost = ring_buffer_overrun_cpu(buffer, tc->cpu[0]);
+			if (!tc->lost)
+				held = ring_buffer_entries_cpu(buffer,
+							       tc->cpu[0]);
+		}
+	}
+	stackmap_kunit_move(test, tc->cpu[1]);
+}
+
+/*
+ * Each CPU's buffer defines the stacks it uses, and only its own losses
+ * define them there again: stack A is used on one CPU, then on another,
+ * whose buffer then wraps (with stack B) until its stacks are defined
+ * again there, and then A is used on the first CPU again, whose buffer
+ * lost nothing and still holds A's definition: it gets none more.
+ */
+static void stackmap_defs_other_cpu_test(struct kunit *test)
+{
+	struct stackmap_kunit_two_cpus tc = { };
+	struct stackmap_kunit_wrap w;
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_buffer *buffer;
+	struct trace_stackmap *sm;
+	unsigned long ip, redefinitions;
+	int round, rounds;
+	u32 id[2];
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	stackmap_kunit_defs_setup(test, &ctx);
+	sm = &ctx->tr->stackmap;
+	buffer = ctx->tr->array_buffer.buffer;
+	KUNIT_ASSERT_TRUE(test, ctx->tr->trace_flags & TRACE_ITER_OVERWRITE);
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer,
+						 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
+	tc.cpu[0] = cpumask_first(cpu_online_mask);
+	tc.cpu[1] = cpumask_last(cpu_online_mask);
+	redefinitions = atomic_long_read(&sm->redefinitions);
+
+	/* One call site of the printer of A: the same stack every round. */
+	rounds = 3;
+	OPTIMIZER_HIDE_VAR(rounds);
+	for (round = 0; round < rounds; round++) {
+		stackmap_kunit_two_cpus_step(test, ctx, &tc, round);
+		stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+	}
+
+	id[0] = stackmap_kunit_last_id(ctx->tr, tc.cpu[1]);
+	id[1] = 0;
+	KUNIT_ASSERT_NE(test, id[0], 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&sm->redefinitions),
+			redefinitions);
+	stackmap_kunit_wrap_walk(ctx, buffer, tc.cpu[1], id, &w);
+	kunit_info(test, "CPU %d overwrote %lu entries; CPU %d: A %u ids, %u defs\n",
+		   tc.cpu[0], tc.lost, tc.cpu[1], w.ids[0], w.defs[0]);
+	KUNIT_EXPECT_EQ(test, w.ids[0], 2 * STACKMAP_KUNIT_PRINTS);
+	KUNIT_EXPECT_EQ(test, w.defs[0], 1);
+	KUNIT_EXPECT_EQ(test, w.undefined[0], 0);
+	KUNIT_EXPECT_EQ(test, w.other, 0);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -1221,6 +1316,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_emit_too_big_test),
 	KUNIT_CASE(stackmap_emit_footprint_test),
 	KUNIT_CASE_PARAM(stackmap_defs_overrun_test, overrun_pct_gen_params),
+	KUNIT_CASE(stackmap_defs_other_cpu_test),
 	{}
 };
 
