@@ -1640,72 +1640,84 @@ static u32 counted_constant_hash(const unsigned long *entries,
 }
 
 /*
+ * The id of synthetic stack @nr of @depth frames, or 0: unlike get_id(),
+ * no assertion ends the case, which may run with migration disabled.
+ */
+static u32 hint_get_id(struct kunit *test, struct stackdepot_lf *depot,
+		       unsigned int depth, u32 nr)
+{
+	stackdepot_lf_id_t id = 0;
+
+	make_stack(want_buf, depth, nr);
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, depth,
+						      &id));
+	return stackdepot_lf_id_to_u32(id);
+}
+
+/*
  * A CPU's last stack is found again without hashing it. The hint is
- * checked, never trusted: a stack that differs in one frame or in depth
- * is hashed and gets an id of its own, and once the ids have gone round,
- * a hint from the range's earlier generation names a slot that now holds
- * another stack, whose id the hinted stack must not get.
+ * checked, never trusted: a stack that differs in one frame or in depth,
+ * or another stack the hint's slot holds, is hashed and gets an id of its
+ * own; so does a stack whose hint, after the ids have gone round, names
+ * a slot of the new generation.
  */
 static void test_last_stack_hint(struct kunit *test)
 {
 	struct stackdepot_lf *depot = create_default(test);
-	stackdepot_lf_id_t a, b, id;
 	struct stackdepot_lf_stats stats;
-	u32 range;
+	stackdepot_lf_id_t sid;
+	u32 a, b, range;
 
 	kunit_activate_static_stub(test, sdlf_hash, counted_constant_hash);
-	/* The hint is per CPU: stay on one. */
+	/* The hint is per CPU: stay on one, with no assertion meanwhile. */
 	migrate_disable();
 	hashed = 0;
-	a = get_id(test, depot, 6, 1);
+	a = hint_get_id(test, depot, 6, 1);
 	KUNIT_EXPECT_EQ(test, hashed, 1U);
-	id = get_id(test, depot, 6, 1);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
-			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, hint_get_id(test, depot, 6, 1), a);
 	KUNIT_EXPECT_EQ(test, hashed, 1U);
-	KUNIT_EXPECT_EQ(test, refs_of(test, depot, a, 6), 2U);
 
 	/* One frame other than the middle one, or one frame fewer. */
 	make_stack(want_buf, 6, 1);
 	want_buf[0] ^= 0x10;
-	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 6, &id));
-	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
-			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 6, &sid));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(sid), a);
 	KUNIT_EXPECT_EQ(test, hashed, 2U);
-	get_id(test, depot, 6, 1);
+	hint_get_id(test, depot, 6, 1);
 	make_stack(want_buf, 6, 1);
-	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 5, &id));
-	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(id),
-			stackdepot_lf_id_to_u32(a));
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, want_buf, 5, &sid));
+	KUNIT_EXPECT_NE(test, stackdepot_lf_id_to_u32(sid), a);
 	KUNIT_EXPECT_EQ(test, hashed, 4U);
 	/* Another stack leaves its hint; the first is found by its hash. */
-	get_id(test, depot, 6, 2);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(get_id(test, depot, 6, 1)),
-			stackdepot_lf_id_to_u32(a));
+	hint_get_id(test, depot, 6, 2);
+	KUNIT_EXPECT_EQ(test, hint_get_id(test, depot, 6, 1), a);
 	KUNIT_EXPECT_EQ(test, hashed, 6U);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, refs_of(test, depot, stackdepot_lf_u32_to_id(a),
+				      6), 4U);
 
 	/*
 	 * Two resets bring the first generation's range back (the first
-	 * cannot take the range its depot holds). This CPU's hint still
-	 * names slot 42, a's before the resets and b's once b is stored
-	 * first: a must get a slot of its own.
+	 * cannot take the range its depot holds). On whichever CPU the case
+	 * runs now, the hint names slot 42 of the old generation, or nothing: b's call
+	 * finds that slot empty and stores b there, which makes b's id the
+	 * hint, and a, compared with b, gets a slot of its own.
 	 */
-	range = stackdepot_lf_id_to_u32(a) & ~0x7ffU;
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a) - range, 42U);
+	range = a & ~0x7ffU;
+	KUNIT_EXPECT_EQ(test, a - range, 42U);
 	set_ids_cursor(test, range);
 	stackdepot_lf_reset(depot);
 	set_ids_cursor(test, range);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), range >> 11);
-	b = get_id(test, depot, 6, 2);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(b), range + 42);
-	a = get_id(test, depot, 6, 1);
-	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(a), range + 43);
+	b = hint_get_id(test, depot, 6, 2);
+	KUNIT_EXPECT_EQ(test, b, range + 42);
+	a = hint_get_id(test, depot, 6, 1);
+	KUNIT_EXPECT_EQ(test, a, range + 43);
 	KUNIT_EXPECT_EQ(test, hashed, 8U);
-	migrate_enable();
 	kunit_deactivate_static_stub(test, sdlf_hash);
-	expect_resolves(test, depot, a, 6, 1);
-	expect_resolves(test, depot, b, 6, 2);
+	expect_resolves(test, depot, stackdepot_lf_u32_to_id(a), 6, 1);
+	expect_resolves(test, depot, stackdepot_lf_u32_to_id(b), 6, 2);
 	stackdepot_lf_stats(depot, &stats);
 	KUNIT_EXPECT_EQ(test, stats.records, 2U);
 }
@@ -2196,7 +2208,7 @@ static void test_cpu_marks(struct kunit *test)
 	depot = create_depot(test, &p);
 	w = kunit_kcalloc(test, 2, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	/* The first and the last: the highest CPU has the last bitmap. */
+	/* The first and the last: the highest online CPU's bitmap too. */
 	cpu = cpumask_first(cpu_online_mask);
 	for (i = 0; i < 2; i++) {
 		rcu_assign_pointer(w[i].depot, depot);
