@@ -473,10 +473,10 @@ static inline stackdepot_lf_id_t sdlf_make_id(u32 state, u32 pos)
 
 /*
  * Frames are whole words: comparing words beats memcmp(), which is a byte
- * loop on architectures without efficient unaligned access. Once hash and
- * depth match, the stacks almost always are equal and every word gets
- * compared anyway, so the loop takes no early exit, and takes two frames a
- * round.
+ * loop on architectures without efficient unaligned access. Its callers
+ * compare only stacks that almost always are equal (hash and depth match,
+ * or depth and middle frame), whose every word gets compared anyway, so
+ * the loop takes no early exit, and takes two frames a round.
  */
 static __always_inline bool sdlf_frames_equal(const unsigned long *frame,
 					      const unsigned long *entries,
@@ -899,7 +899,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 	}
 
 	/*
-	 * The stack this CPU asked for last, if of this generation, is
+	 * The stack of the id this CPU got last, if of this generation, is
 	 * compared before any hashing: events that follow each other on a
 	 * CPU often share their stack. The id is only a hint, written and
 	 * read whole by this CPU, its interrupts and NMIs: whatever it says,
@@ -907,6 +907,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 	 * same frames, and a stack is stored at most once per generation,
 	 * so that slot is the stack's.
 	 */
+	/* Written by sdlf_remember(); no ordering, see above. */
 	pos = READ_ONCE(raw_cpu_ptr(depot->pcpu)->last) ^ state;
 	if (pos <= depot->slot_mask) {
 		/* Pairs with sdlf_slot_publish(): the record is complete. */
