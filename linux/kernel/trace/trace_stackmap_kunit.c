@@ -994,6 +994,14 @@ static void stackmap_emit_footprint_test(struct kunit *test)
 #define STACKMAP_KUNIT_WRAP_PAGES	16
 /* Times the filler stack overwrites the whole buffer. */
 #define STACKMAP_KUNIT_WRAPS		4
+/*
+ * Prints of the filler after which a buffer that has not wrapped that
+ * often fails the case: a print that records nothing (tracing turned off
+ * by a warning, say) would otherwise loop for ever. Each print adds
+ * STACKMAP_KUNIT_PRINTS events; this is many times what the wraps need.
+ */
+#define STACKMAP_KUNIT_FILL_MAX		(STACKMAP_KUNIT_WRAPS * \
+					 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE)
 
 static const unsigned int overrun_pcts[] = { 0, 25, 50, 100 };
 
@@ -1099,11 +1107,16 @@ static noinline void stackmap_kunit_wrap_fill(struct kunit *test,
 					      struct stackmap_kunit_ctx *ctx,
 					      struct stackmap_kunit_wrapping *wr)
 {
-	unsigned long ip;
+	unsigned long ip, n = 0;
 
 	if (!wr->uses)
 		return;
 	while (wr->lost < STACKMAP_KUNIT_WRAPS * wr->held) {
+		if (n++ == STACKMAP_KUNIT_FILL_MAX) {
+			KUNIT_FAIL(test, "the buffer did not wrap: %lu lost",
+				   wr->lost);
+			break;
+		}
 		stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
 		wr->lost = ring_buffer_overrun_cpu(wr->buffer, wr->cpu);
 		if (!wr->lost)
@@ -1228,14 +1241,21 @@ static noinline void stackmap_kunit_two_cpus_step(struct kunit *test,
 						  int round)
 {
 	struct trace_buffer *buffer = ctx->tr->array_buffer.buffer;
-	unsigned long ip, held = 0;
+	unsigned long ip, held = 0, n = 0;
 
-	if (round == 1) {
+	switch (round) {
+	case 0:
+		break;
+	case 1:
 		stackmap_kunit_move(test, tc->cpu[0]);
 		return;
-	}
-	if (round == 2) {
+	default:
 		while (!held || tc->lost < STACKMAP_KUNIT_WRAPS * held) {
+			if (n++ == STACKMAP_KUNIT_FILL_MAX) {
+				KUNIT_FAIL(test, "CPU %d did not wrap: %lu lost",
+					   tc->cpu[0], tc->lost);
+				break;
+			}
 			stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
 			tc->lost = ring_buffer_overrun_cpu(buffer, tc->cpu[0]);
 			if (!tc->lost)
