@@ -18,7 +18,13 @@
 #           built with the aarch64-linux-gnu- cross compiler
 #           (configs/kunit-arm64.config)
 #
-# The kunitconfig is lib/tests/.kunitconfig plus the fragment. Logs go to
+# UML is kunit.py's own build: lib/tests/.kunitconfig plus the fragment.
+# The x86_64 and arm64 kernels are tinyconfig + configs/kunit-tiny.config
+# + the fragment, built by vm/build-kernel.sh in $BUILD/kunit-<run> and
+# booted by kunit.py exec: kunit.py's build keeps every default of the
+# tree, twice the objects, each compiled with KCSAN's instrumentation.
+#
+# Logs go to
 # $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
 # "PASS kunit-<run>:<suite>:<case>". The console gate
 # "kunit-<run>:console-clean" fails on any KASAN, KCSAN, lockdep, BUG or
@@ -38,38 +44,43 @@ args=(run
 	--build_dir="$build_dir"
 	--jobs="$jobs"
 	--timeout="${KUNIT_TIMEOUT:-900}")
+# kunit.py exec of a kernel built by vm/build-kernel.sh: ARCH OBJ
+exec_args() {
+	args=(exec
+	      --build_dir="$2"
+	      --timeout="${KUNIT_TIMEOUT:-900}"
+	      --arch="$1")
+}
+# KVM does not boot here; multi-threaded TCG gives real parallelism.
+qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi"
+build_env=()
 case "$run" in
 uml)
+	# Through ccache unless CCACHE is empty.
+	[ -z "${CCACHE:-}" ] ||
+		args+=(--make_options="CC=$CCACHE gcc"
+		       --make_options="HOSTCC=$CCACHE gcc")
 	;;
-x86_64)
-	# KVM does not boot here; multi-threaded TCG gives real parallelism.
-	args+=(--arch=x86_64
-	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+x86_64|arm64)
+	exec_args "$run" "$build_dir"
+	args+=(--qemu_args="$qemu_args")
+	tiny=$root/configs/kunit-tiny.config
+	build_env=(VM_ARCH="$run" VM_OBJ="$build_dir"
+		   VM_FRAGS="$tiny $root/configs/kunit-$run.config")
+	# kunit.py's arm64 QEMU boots the compressed image.
+	[ "$run" = arm64 ] && build_env+=(VM_TARGET=Image.gz)
 	;;
 i386)
 	build_dir=$build/vm-i386
-	args=(exec
-	      --build_dir="$build_dir"
-	      --timeout="${KUNIT_TIMEOUT:-900}"
-	      --arch=i386
-	      --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
-	;;
-arm64)
-	args+=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
-	       --qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi")
+	exec_args i386 "$build_dir"
+	args+=(--qemu_args="$qemu_args")
+	build_env=(VM_ARCH=i386)
 	;;
 *)
 	echo "$0: unknown run $run" >&2
 	exit 2
 	;;
 esac
-# Through ccache unless CCACHE is empty.
-if [ "$run" != i386 ] && [ -n "${CCACHE:-}" ]; then
-	cross=
-	[ "$run" = arm64 ] && cross=aarch64-linux-gnu-
-	args+=(--make_options="CC=$CCACHE ${cross}gcc"
-	       --make_options="HOSTCC=$CCACHE gcc")
-fi
 if [ -n "${KUNIT_FILTER:-}" ]; then
 	args+=("$KUNIT_FILTER")
 elif [ "$run" = i386 ]; then
@@ -81,9 +92,10 @@ rm -f "$build_dir/test.log"
 start=$(date +%s)
 rc=0
 : > "$out/$name.out"
-if [ "$run" = i386 ]; then
-	echo "  KUNIT   $run: vm/build-kernel.sh (VM_ARCH=i386)"
-	VM_ARCH=i386 "$root/vm/build-kernel.sh" > "$out/$name.out" 2>&1 || rc=$?
+if [ ${#build_env[@]} -gt 0 ]; then
+	echo "  KUNIT   $run: vm/build-kernel.sh (${build_env[*]//"$root/"/})"
+	env "${build_env[@]}" "$root/vm/build-kernel.sh" > "$out/$name.out" 2>&1 ||
+		rc=$?
 fi
 if [ $rc -eq 0 ]; then
 	echo "  KUNIT   $run: kunit.py ${args[*]}"

@@ -13,7 +13,9 @@
 # Usage: vm/build-kernel.sh   (KSRC, BUILD, JOBS from the environment;
 #        VM_ARCH; VM_OBJ and VM_EXTRA_CONFIG, fragments merged last,
 #        separated by spaces, select another kernel such as the
-#        benchmark's)
+#        benchmark's; VM_FRAGS, fragments that replace configs/vm.config
+#        and the architecture's, and VM_TARGET, the make target, build a
+#        kernel that is no guest's, such as the KUnit runs')
 
 set -euo pipefail
 
@@ -21,7 +23,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/vm/arch.sh"
 ksrc=${KSRC:-$root/build/linux}
 obj=${VM_OBJ:-$vm_obj}
-frags=("${vm_frags[@]}")
+if [ -n "${VM_FRAGS:-}" ]; then
+	read -ra frags <<< "$VM_FRAGS"
+else
+	frags=("${vm_frags[@]}")
+fi
 read -ra extra <<< "${VM_EXTRA_CONFIG:-}"
 frags+=("${extra[@]}")
 jobs=${JOBS:-2}
@@ -64,5 +70,6 @@ fi
 # overlay) take their defaults here, instead of kbuild prompting for them
 # on a closed stdin.
 "${kmake[@]}" olddefconfig >/dev/null
-echo "  BUILD   $obj/$vm_image"
-"${kmake[@]}" "$(basename "$vm_image")"
+target=${VM_TARGET:-$(basename "$vm_image")}
+echo "  BUILD   $obj ($target)"
+"${kmake[@]}" "$target"
