@@ -6,9 +6,9 @@
 # cores one step seldom keeps both busy (a guest's vCPUs on one host
 # thread, checkpatch, a link, a test run on one CPU), so two lanes finish
 # sooner than the steps one by one; what a lane runs, and in which
-# order, is the Makefile's TEST_LANES. Steps that share a build (the i386
-# kernel of kunit-i386 and vmtest-i386, the x86_64 guest's objects that
-# series-check finds in ccache) belong to one lane.
+# order, is the Makefile's TEST_LANE_N. Steps that share a build
+# directory (the i386 kernel of kunit-i386 and vmtest-i386) belong to
+# one lane.
 #
 # Each lane's output is printed as it comes, every line led by the
 # lane's number. A step that fails to run is recorded as
