@@ -72,8 +72,9 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 # sooner, it would compile them itself). Later issues add their steps
 # here.
 TEST_LANE_1 := harness-check tools-check kunit-uml kunit-x86_64 \
-	kunit-arm64 vmtest-arm64-check series-check
-TEST_LANE_2 := vmtest-check kunit-i386 vmtest-i386-check check-gates
+	vmtest-arm64-check series-check
+TEST_LANE_2 := vmtest-check kunit-i386 vmtest-i386-check kunit-arm64 \
+	check-gates
 TEST_STEPS := $(TEST_LANE_1) $(TEST_LANE_2)
 KUNIT_STEPS := kunit-uml kunit-x86_64 kunit-i386 kunit-arm64
 
