@@ -22,7 +22,8 @@
 # The x86_64 and arm64 kernels are tinyconfig + configs/kunit-tiny.config
 # + the fragment, built by vm/build-kernel.sh in $BUILD/kunit-<run> and
 # booted by kunit.py exec: kunit.py's build keeps every default of the
-# tree, twice the objects, each compiled with KCSAN's instrumentation.
+# tree (the block layer, io_uring, input, USB, ...), each object compiled
+# with KCSAN's instrumentation.
 #
 # Logs go to
 # $OUT/kunit-<run>.{out,log}; results to $OUT/results.txt as
@@ -38,12 +39,6 @@ name=kunit-$run
 build_dir=$build/$name
 mkdir -p "$out"
 
-args=(run
-	--kunitconfig=lib/tests/.kunitconfig
-	--kunitconfig="$root/configs/kunit-$run.config"
-	--build_dir="$build_dir"
-	--jobs="$jobs"
-	--timeout="${KUNIT_TIMEOUT:-900}")
 # kunit.py exec of a kernel built by vm/build-kernel.sh: ARCH OBJ
 exec_args() {
 	args=(exec
@@ -56,6 +51,12 @@ qemu_args="-smp ${QEMU_SMP:-2} -accel tcg,thread=multi"
 build_env=()
 case "$run" in
 uml)
+	args=(run
+	      --kunitconfig=lib/tests/.kunitconfig
+	      --kunitconfig="$root/configs/kunit-$run.config"
+	      --build_dir="$build_dir"
+	      --jobs="$jobs"
+	      --timeout="${KUNIT_TIMEOUT:-900}")
 	# Through ccache unless CCACHE is empty.
 	[ -z "${CCACHE:-}" ] ||
 		args+=(--make_options="CC=$CCACHE gcc"
