@@ -272,9 +272,12 @@ static void stackmap_destroy(struct trace_array *tr)
  * Called by set_tracer_flag() before the option is set. For
  * trace_options= on the command line, applied by early_trace_init(),
  * nothing is allocated here: trace_stackmap_init() does it, before the
- * first event of the boot is traced. A depot kept from an earlier use of the
- * option has its stacks defined again at their next use: the buffer may
- * have lost their definitions meanwhile.
+ * first event of the boot is traced. A new depot starts with room for a
+ * share of its capacity (1 / %TRACE_STACKMAP_ROOM_DIV, of the default
+ * capacity at most), for the burst of new stacks that follows: growth
+ * runs in a work item, which a busy CPU may not run for a while. A depot
+ * kept from an earlier use of the option has its stacks defined again at
+ * their next use: the buffer may have lost their definitions meanwhile.
  *
  * Context: Process context, trace_types_lock held.
  * Return: 0, -EINVAL for an instance on a persistent (boot-mapped) ring
@@ -290,7 +293,9 @@ int trace_stackmap_enable(struct trace_array *tr)
 	mutex_lock(&trace_stackmap_mutex);
 	stackdepot_lf_clear_marks(stackmap_depot(tr));
 	if (stackmap_ready)
-		ret = stackmap_create(tr, 0);
+		ret = stackmap_create(tr, min(trace_stackmap_size(tr),
+					      TRACE_STACKMAP_DEFAULT_SIZE) /
+					  TRACE_STACKMAP_ROOM_DIV);
 	mutex_unlock(&trace_stackmap_mutex);
 	return ret;
 }

@@ -35,6 +35,13 @@ struct dentry;
  * three kmem events stored fewer than 512 stacks before that.
  */
 #define TRACE_STACKMAP_BOOT_ROOM_DIV	8U
+/*
+ * A depot allocated at run time, when the option is set, has room from
+ * the start for this share of its capacity, of the default capacity at
+ * most: 512 stacks by default, the burst the function tracer makes on the
+ * allocator in its first second, while growth waits for a work item.
+ */
+#define TRACE_STACKMAP_ROOM_DIV		32U
 #define TRACE_STACKMAP_MIN_SIZE		STACKDEPOT_LF_MIN_RECORDS
 #define TRACE_STACKMAP_MAX_SIZE		STACKDEPOT_LF_MAX_RECORDS
 /*

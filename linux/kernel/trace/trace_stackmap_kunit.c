@@ -1319,6 +1319,47 @@ static void stackmap_defs_other_cpu_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.other, 0);
 }
 
+/*
+ * The depot that setting the option allocates holds the first stacks of
+ * a burst without waiting for growth: the stacks of the function tracer
+ * on the allocator come faster than a work item may run on a busy
+ * machine. A room's worth of new stacks of the expected depth fits in
+ * the chunks the depot was created with.
+ */
+static void stackmap_enable_room_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx = stackmap_kunit_setup(test);
+	const unsigned int depth = TRACE_STACKMAP_EXPECTED_DEPTH;
+	unsigned int i, j, room, failed = 0;
+	struct stackdepot_lf_stats before, after;
+	struct stackdepot_lf *depot;
+	stackdepot_lf_id_t id;
+
+	room = TRACE_STACKMAP_DEFAULT_SIZE / TRACE_STACKMAP_ROOM_DIV;
+	rcu_read_lock_sched();
+	/* Pairs with rcu_assign_pointer() in stackmap_create(). */
+	depot = rcu_dereference_sched(ctx->tr->stackmap.depot);
+	stackdepot_lf_stats(depot, &before);
+	for (i = 0; i < room; i++) {
+		/* Frames no traced stack has: a new stack each time. */
+		for (j = 0; j < depth; j++)
+			ctx->entries[j] = ~0UL - i * depth - j;
+		if (stackdepot_lf_get_id(depot, ctx->entries, depth, &id))
+			failed++;
+	}
+	stackdepot_lf_stats(depot, &after);
+	rcu_read_unlock_sched();
+
+	kunit_info(test, "%u stacks in %llu bytes; %u chunks of %u at creation\n",
+		   room, after.arena_used - before.arena_used, before.chunks,
+		   before.chunk_size);
+	KUNIT_ASSERT_EQ(test, before.max_records, TRACE_STACKMAP_DEFAULT_SIZE);
+	KUNIT_EXPECT_EQ(test, failed, 0);
+	KUNIT_EXPECT_EQ(test, after.drops_grow, before.drops_grow);
+	KUNIT_EXPECT_LE(test, after.arena_used,
+			(u64)before.chunks * before.chunk_size);
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -1337,6 +1378,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_emit_footprint_test),
 	KUNIT_CASE_PARAM(stackmap_defs_overrun_test, overrun_pct_gen_params),
 	KUNIT_CASE(stackmap_defs_other_cpu_test),
+	KUNIT_CASE(stackmap_enable_room_test),
 	{}
 };
 
