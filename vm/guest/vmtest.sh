@@ -50,7 +50,8 @@ if [ "$1" = boottest ]; then
 fi
 # For development: vm/run-qemu.sh test DIR vm.tests=A,B boots the guest to
 # run only those selftests (paths under /ftrace), after the kernel log
-# with the boot-time KUnit suites, with no other section.
+# with the boot-time KUnit suites, with no other section: a section for
+# each test, so that the log shows what each one took.
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	vm.tests=*) only=$(echo "${arg#*=}" | tr , ' ') ;;
@@ -59,8 +60,8 @@ done
 if [ -n "$only" ]; then
 	section "boot-time KUnit"
 	dmesg
-	section "selected tests"
 	for t in $only; do
+		section "$t"
 		# Each under the shell the whole run gives it (see below).
 		case $t in
 		*/trigger/*) dash ./ftracetest -K -v "$t" ;;
