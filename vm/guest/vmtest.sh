@@ -24,12 +24,22 @@ if [ "$1" = boottest ]; then
 	# The command line's kmem events ran from the start of boot: each
 	# must have its stack as an id (the KUnit suites that run at boot
 	# leave full stacks of their own). ftracetest clears the buffer
-	# before each test, so look now.
+	# before each test, so look now, in one read of the trace: each
+	# read formats the whole buffer (8 MiB per CPU), which takes a
+	# minute and more under TCG.
 	t=/sys/kernel/tracing
 	echo 0 > $t/tracing_on
-	ids=$(grep -c '<stack_id 0x' $t/trace)
-	full=$(grep '<stack trace>' $t/trace | grep -vc kunit_try_catch)
-	first=$(grep -m1 '<stack_id 0x' $t/trace | sed 's/.* \([0-9.]*\): .*/\1/')
+	set -- $(awk '
+		/<stack_id 0x/ {
+			ids++
+			for (i = 1; first == "" && i <= NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/)
+					first = substr($i, 1, length($i) - 1)
+		}
+		/<stack trace>/ && !/kunit_try_catch/ { full++ }
+		END { print ids + 0, full + 0, (first == "" ? "-" : first) }
+	' $t/trace)
+	ids=$1 full=$2 first=$3
 	echo 1 > $t/tracing_on
 	echo "# boot events: $ids stack ids, the first at ${first}s; $full full stacks"
 	if [ "$ids" -gt 0 ] && [ "$full" -eq 0 ]; then
@@ -40,7 +50,9 @@ if [ "$1" = boottest ]; then
 	# make run's memory peak in this flight recorder, traced since
 	# boot: the host profiles the trace.dat it sends (PEAK-BEGIN) and
 	# checks that the pipes' pages come first, one event per pipe.
+	section "peak in the flight recorder"
 	/vm/peak-run.sh 2000 0 0
+	section "stackmap-boot.tc"
 	./ftracetest -K -v test.d/ftrace/stackmap-boot.tc
 	# Every tracer with stackmap and stacktrace still on.
 	section "existing tests, stackmap on from boot"
