@@ -25,8 +25,8 @@ if [ "$1" = boottest ]; then
 	# must have its stack as an id (the KUnit suites that run at boot
 	# leave full stacks of their own). ftracetest clears the buffer
 	# before each test, so look now, in one read of the trace: each
-	# read formats the whole buffer (8 MiB per CPU), which takes a
-	# minute and more under TCG.
+	# read formats the whole buffer, as large as vm/vmtest.sh's
+	# trace_buf_size= makes it, which is slow under TCG.
 	t=/sys/kernel/tracing
 	echo 0 > $t/tracing_on
 	set -- $(awk '
