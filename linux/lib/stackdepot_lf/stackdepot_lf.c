@@ -202,6 +202,13 @@ struct sdlf_pcpu {
 	local64_t drops_context;
 	u32 kept;		/* a lost race's record, or 0: sdlf_keep() */
 	u32 last;		/* id of this CPU's last get_id: sdlf_get_id() */
+	/*
+	 * Set at create, so that a hit loads them instead of computing them
+	 * from the CPU number: this CPU's marks (sdlf_marks()) and its
+	 * stripe of the hit counters (sdlf_count_hit()).
+	 */
+	unsigned long *marks;
+	u32 ref_stripe;
 };
 
 struct stackdepot_lf {
@@ -437,15 +444,16 @@ sdlf_ref(struct stackdepot_lf *depot, u32 nr, u32 stripe)
 		[stripe * SDLF_REF_BLOCK + (nr & (SDLF_REF_BLOCK - 1))];
 }
 
-/* Count a hit on @rec; called in a read section. */
+/* Count a hit on @rec by the CPU of @pc; called in a read section. */
 static __always_inline void sdlf_count_hit(struct stackdepot_lf *depot,
+					   struct sdlf_pcpu *pc,
 					   const struct sdlf_record *rec)
 {
 	if (depot->ref_blocks)
 		atomic_long_inc(sdlf_ref(depot, sdlf_record_nr(rec),
-					 sdlf_cpu() & (depot->ref_stripes - 1)));
+					 pc->ref_stripe));
 	else
-		sdlf_count(&depot->pcpu->hits);
+		local64_inc(&pc->hits);
 }
 
 /* Hits on record number @nr since it was stored */
@@ -765,25 +773,21 @@ static __always_inline void sdlf_remember(struct stackdepot_lf *depot,
 /* The marks of the caller, in a read section (its CPU's, if per CPU). */
 static __always_inline unsigned long *sdlf_marks(struct stackdepot_lf *depot)
 {
-	if (depot->mark_sets == 1)
-		return depot->marks;
-	return depot->marks + (size_t)sdlf_cpu() * depot->mark_words;
+	return raw_cpu_ptr(depot->pcpu)->marks;
 }
 
 /*
- * Set the mark of slot @pos for a caller that asked with @first; called in
- * a read section. No ordering: a mark publishes no data, it only elects
- * one caller, and the atomic test_and_set_bit() does that alone.
+ * Set the mark of slot @pos for a caller on the CPU of @pc that asked with
+ * @first; called in a read section. No ordering: a mark publishes no data,
+ * it only elects one caller, and the atomic test_and_set_bit() does that
+ * alone.
  */
-static __always_inline void sdlf_mark(struct stackdepot_lf *depot, u32 pos,
+static __always_inline void sdlf_mark(struct sdlf_pcpu *pc, u32 pos,
 				      bool *first)
 {
-	unsigned long *marks;
-
-	if (first) {
-		marks = sdlf_marks(depot);
-		*first = !test_bit(pos, marks) && !test_and_set_bit(pos, marks);
-	}
+	if (first)
+		*first = !test_bit(pos, pc->marks) &&
+			 !test_and_set_bit(pos, pc->marks);
 }
 
 /*
@@ -830,6 +834,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 				     stackdepot_lf_id_t *id, bool *first)
 {
 	u32 probed, val, new_val = 0;
+	struct sdlf_pcpu *pc;
 	int ret;
 
 	for (probed = 0; probed < SDLF_MAX_PROBE;
@@ -845,7 +850,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			}
 			if (sdlf_slot_publish(depot, pos, new_val)) {
 				sdlf_count(&depot->pcpu->inserts);
-				sdlf_mark(depot, pos, first);
+				sdlf_mark(raw_cpu_ptr(depot->pcpu), pos, first);
 				*id = sdlf_make_id(state, pos);
 				sdlf_remember(depot, *id);
 				return 0;
@@ -859,10 +864,11 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 		}
 		if (sdlf_record_match(sdlf_record(depot, val), hash, entries,
 				      nr_entries)) {
-			sdlf_count_hit(depot, sdlf_record(depot, val));
+			pc = raw_cpu_ptr(depot->pcpu);
+			sdlf_count_hit(depot, pc, sdlf_record(depot, val));
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
-			sdlf_mark(depot, pos, first);
+			sdlf_mark(pc, pos, first);
 			*id = sdlf_make_id(state, pos);
 			sdlf_remember(depot, *id);
 			ret = 0;
@@ -884,6 +890,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 				       stackdepot_lf_id_t *id, bool *first)
 {
 	const struct sdlf_record *rec;
+	struct sdlf_pcpu *pc;
 	u32 hash, state, pos, val;
 
 	if (unlikely(nr_entries > depot->max_depth)) {
@@ -907,8 +914,9 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 	 * same frames, and a stack is stored at most once per generation,
 	 * so that slot is the stack's.
 	 */
+	pc = raw_cpu_ptr(depot->pcpu);
 	/* Written by sdlf_remember(); no ordering, see above. */
-	pos = READ_ONCE(raw_cpu_ptr(depot->pcpu)->last) ^ state;
+	pos = READ_ONCE(pc->last) ^ state;
 	if (pos <= depot->slot_mask) {
 		/* Pairs with sdlf_slot_publish(): the record is complete. */
 		val = smp_load_acquire(&depot->slots[pos]);
@@ -930,8 +938,8 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 		goto slow;
 	sdlf_remember(depot, sdlf_make_id(state, pos));
 hit:
-	sdlf_count_hit(depot, rec);
-	sdlf_mark(depot, pos, first);
+	sdlf_count_hit(depot, pc, rec);
+	sdlf_mark(pc, pos, first);
 	*id = sdlf_make_id(state, pos);
 	return 0;
 slow:
@@ -1614,7 +1622,9 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	u32 slots = sdlf_check_params(params);
 	struct stackdepot_lf *depot;
 	struct sdlf_geometry g;
+	struct sdlf_pcpu *pc;
 	int ret = 0;
+	int cpu;
 
 	if (!slots)
 		return ERR_PTR(-EINVAL);
@@ -1659,6 +1669,13 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	    !depot->pcpu || (depot->max_ref_blocks && !depot->ref_blocks)) {
 		stackdepot_lf_destroy(depot);
 		return ERR_PTR(-ENOMEM);
+	}
+	for_each_possible_cpu(cpu) {
+		pc = per_cpu_ptr(depot->pcpu, cpu);
+		pc->marks = depot->marks;
+		if (g.mark_sets > 1)
+			pc->marks += (size_t)cpu * g.mark_words;
+		pc->ref_stripe = cpu & (g.ref_stripes - 1);
 	}
 
 	/*

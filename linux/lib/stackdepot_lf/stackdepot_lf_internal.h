@@ -74,12 +74,6 @@ static __always_inline void sdlf_read_unlock(void)
 	rcu_read_unlock_sched_notrace();
 }
 
-/* The CPU of a caller inside sdlf_read_lock(), which disables preemption. */
-static __always_inline unsigned int sdlf_cpu(void)
-{
-	return raw_smp_processor_id();
-}
-
 static inline void sdlf_synchronize(void)
 {
 	synchronize_rcu();
