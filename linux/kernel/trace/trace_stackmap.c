@@ -463,10 +463,11 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 	 */
 	ret = stackdepot_lf_get_id_rcu(&sm->depot, calls, nr_entries, &sid,
 				       no_defs ? NULL : define);
-	if (unlikely(ret == -EPERM))
-		atomic_long_inc(&sm->drops_context);
-	if (ret)
+	if (unlikely(ret)) {
+		if (ret == -EPERM)
+			atomic_long_inc(&sm->drops_context);
 		return ret;
+	}
 
 	*id = stackdepot_lf_id_to_u32(sid);
 	return 0;
