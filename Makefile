@@ -58,7 +58,7 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd \
 	zlib1g-dev golang-go python3-ply python3-git \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git
+	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git gdb
 
 # Steps of `make test`, in two lanes that run side by side
 # (scripts/lanes.sh), each lane's steps in order. Each step appends
@@ -136,7 +136,8 @@ help:
 	@echo '  bench         - every benchmark side by side: stackdepot_lf vs'
 	@echo '                  stack_depot_save() in UML, the userspace harness'
 	@echo '                  for 1..N threads, stack tracing cost with'
-	@echo '                  stackmap off/on in QEMU; tables + out/bench/*.json'
+	@echo '                  stackmap off/on in QEMU, and where one stack'
+	@echo '                  event'"'"'s instructions go; tables + out/bench/*.json'
 	@echo '  bench-user    - only the userspace benchmark (ns/op, callgrind)'
 	@echo '  tools         - build the stackmap CLI and the trace-cmd plugin'
 	@echo '  vmtest        - boot the kernel in QEMU (x86_64 unless ARCH=) and'
@@ -177,7 +178,8 @@ help:
 	@echo '               MUTANTS="glob...", MUTATE_TIMEOUT=300, MUTATE_REV=rev'
 	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'
 	@echo '              BENCH_THREADS (harness; default CPUs),'
-	@echo '              BENCH_PARTS="kernel harness vm"'
+	@echo '              BENCH_PARTS="kernel harness vm profile",'
+	@echo '              BENCH_PROFILE_N=8 (samples of each workload and mode)'
 
 deps:
 	@scripts/deps.sh $(DEB_PACKAGES)

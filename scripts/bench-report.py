@@ -10,7 +10,9 @@ vm.txt and vm-icount.txt (the guest's BENCH and STAT lines, under
 multi-threaded TCG and under -icount shift=0, where a guest nanosecond is
 one guest instruction), and vm-hist16-icount.txt (the HIST lines of a
 kernel whose histogram stack keys are 6.12's 16 frames, under -icount,
-to set beside the stack id keys of vm-icount.txt). Prints one table per part
+to set beside the stack id keys of vm-icount.txt), and profile.json
+(scripts/bench-profile.py: the instructions of sampled stack events,
+per function). Prints one table per part
 and the targets, and writes OUTDIR/bench.json. A part that did not run is
 reported as missing. Exits 1 if a part's own correctness checks failed
 (a KUnit case not ok, a guest run without events), else 0: the targets
@@ -419,6 +421,41 @@ def targets(k, h, v, vi):
     return t
 
 
+def print_profile(p):
+    """Per function, the instructions one stack event spends in it."""
+    print('Where a stack event\'s instructions go (x86_64 guest, gdb '
+          'single-steps sampled')
+    print('events from the end of the unwind to the return of '
+          '__ftrace_trace_stack)')
+    if p is None:
+        print('  missing: the profile part did not run\n')
+        return
+    for w in ('getppid', 'mix'):
+        off, on = p.get(w + '/off'), p.get(w + '/on')
+        if not off or not on:
+            print('  %s: too few samples' % w)
+            continue
+        mean = {m: {f: c / r['samples'] for f, c in r['functions'].items()}
+                for m, r in (('off', off), ('on', on))}
+        print('  %s: %d samples off, %d on; instructions per event, '
+              'median off %d, on %d' % (w, off['samples'], on['samples'],
+                                       statistics.median(off['instructions']),
+                                       statistics.median(on['instructions'])))
+        print('    %-36s %8s %8s %8s' % ('function', 'off', 'on', 'on-off'))
+        funcs = sorted(set(mean['off']) | set(mean['on']),
+                       key=lambda f: -max(mean['off'].get(f, 0),
+                                          mean['on'].get(f, 0)))
+        for f in funcs:
+            a, b = mean['off'].get(f, 0), mean['on'].get(f, 0)
+            if max(a, b) >= 2:
+                print('    %-36s %8.1f %8.1f %+8.1f' % (f[:36], a, b, b - a))
+        ta, tb = sum(mean['off'].values()), sum(mean['on'].values())
+        print('    %-36s %8.1f %8.1f %+8.1f' % ('all (means)', ta, tb, tb - ta))
+    print('  (means over the samples; a sample that defines its stack or '
+          'moves to a new')
+    print('  page of the buffer counts in them as often as it came up)\n')
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -437,6 +474,9 @@ def main():
     hi = hist_part(os.path.join(outdir, 'vm-icount.txt'))
     hf = hist_part(os.path.join(outdir, 'vm-hist16-icount.txt'))
     print_hist(hi, hf)
+    pp = os.path.join(outdir, 'profile.json')
+    pr = json.load(open(pp)) if os.path.exists(pp) else None
+    print_profile(pr)
     tg = targets(k, h, v, vi)
     print('Targets')
     for x in tg:
@@ -447,7 +487,7 @@ def main():
 
     json.dump({'kernel': k, 'harness': h, 'vm': v, 'vm_icount': vi,
                'hist_ids_icount': hi, 'hist_frames_icount': hf,
-               'targets': tg},
+               'profile': pr, 'targets': tg},
               open(os.path.join(outdir, 'bench.json'), 'w'), indent=2)
     print('\nJSON: %s' % os.path.join(outdir, 'bench.json'))
     ok = True

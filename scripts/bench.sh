@@ -16,6 +16,10 @@
 #      second kernel without HIST_TRIGGERS_STACK_IDS
 #      (configs/vm-bench-hist16.config) measures 6.12's 16-frame keys
 #      under -icount, for the id against the frames side by side
+#   4. profile: where the instructions of one stack event go in that guest,
+#      per function, stackmap off and on: gdb single-steps sampled calls
+#      of __ftrace_trace_stack() from the end of the unwind to the return
+#      (scripts/bench-profile.py)
 #
 # Raw outputs and JSON go to $OUT/bench/; scripts/bench-report.py prints the
 # tables and writes $OUT/bench/bench.json. Nothing here asserts a time;
@@ -33,7 +37,8 @@ set -uo pipefail
 out=$out/bench
 rounds=${BENCH_ROUNDS:-15}
 reps=${BENCH_REPS:-5}
-parts=${BENCH_PARTS:-kernel harness vm}
+parts=${BENCH_PARTS:-kernel harness vm profile}
+profile_n=${BENCH_PROFILE_N:-8}
 failed=()
 
 die() {
@@ -45,10 +50,12 @@ die() {
 	die "BENCH_ROUNDS='$rounds': want an integer from 1 to 51"
 [[ "$reps" =~ ^[0-9]+$ ]] && [ "$reps" -ge 1 ] && [ "$reps" -le 99 ] ||
 	die "BENCH_REPS='$reps': want an integer from 1 to 99"
+[[ "$profile_n" =~ ^[0-9]+$ ]] && [ "$profile_n" -ge 1 ] && [ "$profile_n" -le 99 ] ||
+	die "BENCH_PROFILE_N='$profile_n': want an integer from 1 to 99"
 for p in $parts; do
 	case "$p" in
-	kernel|harness|vm) ;;
-	*) die "BENCH_PARTS: unknown part '$p' (kernel, harness, vm)" ;;
+	kernel|harness|vm|profile) ;;
+	*) die "BENCH_PARTS: unknown part '$p' (kernel, harness, vm, profile)" ;;
 	esac
 done
 
@@ -119,6 +126,42 @@ bench_vm_boot() {
 	tr -d '\r' < "$out/$name/results.txt" > "$out/$name.txt"
 	grep -q '^BENCH-END' "$out/$name.txt" ||
 		{ echo "make bench: the guest did not finish; see $out/$name" >&2; return 1; }
+}
+
+# One boot of the bench kernel (the vm part's), held
+# at its first instruction until gdb attaches on a port of its own;
+# two repetitions give each workload and mode time for its samples
+# (getppid's fewer: its runs are short, but its stack event is the same
+# every time).
+bench_profile() {
+	local obj=$build/vm-bench initrd=$build/vm-initramfs.cpio.gz port qemu rc
+	stamp "profile: instructions of one stack event, $profile_n samples of each workload and mode"
+	# Nothing to do if the vm part built them.
+	VM_ARCH=x86_64 VM_OBJ=$obj VM_EXTRA_CONFIG=$root/configs/vm-bench.config \
+		"$root/vm/build-kernel.sh" > "$out/profile-build.log" 2>&1 ||
+		{ tail -20 "$out/profile-build.log" >&2; return 1; }
+	VM_ARCH=x86_64 "$root/vm/mkinitramfs.sh" "$initrd" || return 1
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	VM_ARCH=x86_64 VM_KERNEL=$obj/arch/x86/boot/bzImage VM_INITRD=$initrd \
+	VM_TIMEOUT=3600 VM_STALL=1800 \
+	VM_ACCEL="tcg,thread=single -gdb tcp:127.0.0.1:$port -S" \
+		"$root/vm/run-qemu.sh" bench "$out/profile" vm.bench_reps=2 \
+		> "$out/profile.log" 2>&1 &
+	qemu=$!
+	# QEMU listens once it has started; gdb retries until then.
+	for _ in $(seq 30); do
+		PROFILE_PORT=$port PROFILE_N=$profile_n \
+		PROFILE_OUT="$out/profile.json" \
+			gdb -batch -nx -x "$scripts/bench-profile.py" "$obj/vmlinux" \
+			> "$out/profile-gdb.log" 2>&1 && break
+		grep -q "Connection refused" "$out/profile-gdb.log" || break
+		sleep 1
+	done
+	[ -f "$out/profile.json" ] || tail -20 "$out/profile-gdb.log" >&2
+	wait "$qemu"
+	rc=$?
+	# gdb kills the guest once it has its samples.
+	[ -f "$out/profile.json" ] && [ $rc -ne 124 ]
 }
 
 for p in $parts; do
