@@ -474,6 +474,30 @@ static int trace_stackmap_get_id(struct trace_array *tr,
 }
 
 /*
+ * Reserve an entry of @type, @len bytes long, in @buffer, as
+ * trace_buffer_lock_reserve() does, setting @event; return its data, or
+ * NULL if the buffer refused it. The caller fills the entry without
+ * looking its data up a second time with ring_buffer_event_data(): on
+ * the path of every id, that call costs as much as the rest of the
+ * reservation's set-up.
+ */
+static __always_inline void *stackmap_reserve(struct trace_buffer *buffer,
+					      unsigned short type,
+					      unsigned long len,
+					      unsigned int trace_ctx,
+					      struct ring_buffer_event **event)
+{
+	struct trace_entry *ent;
+
+	*event = ring_buffer_lock_reserve(buffer, len);
+	if (!*event)
+		return NULL;
+	ent = ring_buffer_event_data(*event);
+	tracing_generic_entry_update(ent, type, trace_ctx);
+	return ent;
+}
+
+/*
  * Write the definition of @id into @buffer; false if the buffer refused it.
  * Its bytes are those of a stack_def_entry of @nr_entries frames.
  */
@@ -486,12 +510,11 @@ static bool stackmap_write_def(struct trace_array *tr,
 	struct ring_buffer_event *event;
 	struct stack_def_entry *entry;
 
-	event = trace_buffer_lock_reserve(buffer, TRACE_STACK_DEF,
-					  struct_size(entry, caller, nr_entries),
-					  trace_ctx);
-	if (!event)
+	entry = stackmap_reserve(buffer, TRACE_STACK_DEF,
+				 struct_size(entry, caller, nr_entries),
+				 trace_ctx, &event);
+	if (!entry)
 		return false;
-	entry = ring_buffer_event_data(event);
 	entry->id = id;
 	entry->depth = nr_entries;
 	memcpy(entry->caller, calls, flex_array_size(entry, caller, nr_entries));
@@ -627,9 +650,9 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 	if (!stackmap_buffer_is_own(tr, buffer))
 		return false;
 
-	event = trace_buffer_lock_reserve(buffer, TRACE_STACK_ID,
-					  sizeof(*entry), trace_ctx);
-	if (!event)
+	entry = stackmap_reserve(buffer, TRACE_STACK_ID, sizeof(*entry),
+				 trace_ctx, &event);
+	if (!entry)
 		return false;
 
 	if (trace_stackmap_get_id(tr, buffer, calls, nr_entries, &id, &define)) {
@@ -642,13 +665,12 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 		if (!trace_stackmap_write_def(tr, buffer, trace_ctx, id, calls,
 					      nr_entries))
 			return false;
-		event = trace_buffer_lock_reserve(buffer, TRACE_STACK_ID,
-						  sizeof(*entry), trace_ctx);
-		if (!event)
+		entry = stackmap_reserve(buffer, TRACE_STACK_ID, sizeof(*entry),
+					 trace_ctx, &event);
+		if (!entry)
 			return false;
 	}
 
-	entry = ring_buffer_event_data(event);
 	entry->id = id;
 	trace_buffer_unlock_commit_nostack(buffer, event);
 	return true;
