@@ -14,17 +14,14 @@
  * definition in force at the time of the id.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "outfile.h"
 #include "pprof.h"
 #include "profargs.h"
 #include "tracedat.h"
@@ -938,52 +935,30 @@ out:
 }
 
 /*
- * Write the profile to a temporary file beside --pprof FILE, renamed to
- * it once complete: FILE is whole or untouched.
+ * Write the profile to --pprof FILE as outfile.h does: a regular file
+ * whole or untouched, a device or FIFO written through, never replaced.
  */
 static int write_pprof(struct profile *p, struct tep_handle *tep)
 {
-	char *dir_buf = strdup(p->pprof), *base_buf = strdup(p->pprof);
 	struct pprof *pp = pprof_new();
-	char *tmp = NULL;
-	mode_t mask;
-	int fd, ret = EXIT_FAILURE;
+	struct smap_outfile out;
+	int ret = EXIT_FAILURE;
 
-	if (!dir_buf || !base_buf || !pp ||
-	    asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dir_buf),
-		     basename(base_buf)) < 0) {
-		tmp = NULL;
+	if (!pp || fill_pprof(p, tep, pp)) {
 		nomem();
 		goto out;
 	}
-	if (fill_pprof(p, tep, pp)) {
-		nomem();
+	if (smap_outfile_open(&out, p->pprof, "stackmap: profile"))
 		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	if (pprof_write(pp, smap_outfile_fd(&out))) {
 		fprintf(stderr, "stackmap: profile: %s: %s\n", p->pprof,
 			strerror(errno));
+		smap_outfile_abort(&out);
 		goto out;
 	}
-	/* As open(O_CREAT, 0666) makes it, not mkstemp()'s 0600. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0 || pprof_write(pp, fd) || rename(tmp, p->pprof)) {
-		fprintf(stderr, "stackmap: profile: %s: %s\n", p->pprof,
-			strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
+	if (!smap_outfile_commit(&out))
+		ret = 0;
 out:
-	free(tmp);
-	free(dir_buf);
-	free(base_buf);
 	pprof_free(pp);
 	return ret;
 }

@@ -366,19 +366,24 @@ int pprof_write(struct pprof *pp, int fd)
 	struct pbuf out = { };
 	size_t off, n = 0;
 	gzFile gz;
-	int ret = -1;
+	int ret = -1, gz_fd;
 
 	encode(pp, &out);
 	if (out.fail) {
 		free(out.p);
-		close(fd);
 		errno = ENOMEM;
 		return -1;
 	}
-	gz = gzdopen(fd, "wb");
+	/* gzclose() closes the fd it was given: the caller keeps @fd. */
+	gz_fd = dup(fd);
+	if (gz_fd < 0) {
+		free(out.p);
+		return -1;
+	}
+	gz = gzdopen(gz_fd, "wb");
 	if (!gz) {
 		free(out.p);
-		close(fd);
+		close(gz_fd);
 		errno = errno ?: ENOMEM;
 		return -1;
 	}

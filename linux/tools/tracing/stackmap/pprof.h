@@ -40,8 +40,8 @@ uint64_t pprof_location(struct pprof *pp, uint64_t addr, const char *name);
 int pprof_add_sample(struct pprof *pp, const uint64_t *locs, size_t nr_locs,
 		     const int64_t *values, size_t nr_values);
 /*
- * Write the profile, gzipped, to @fd, and close it: 0, or -1 with errno
- * set.
+ * Write the profile, gzipped, to @fd, which stays open: 0, or -1 with
+ * errno set.
  */
 int pprof_write(struct pprof *pp, int fd);
 

@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import defs_tests  # noqa: E402
+import outfile_tests  # noqa: E402
 import profile_tests  # noqa: E402
 import smapgen as g  # noqa: E402
 
@@ -974,6 +975,7 @@ def main():
         tests_trace_cmd(r)
         defs_tests.run(r, KALLSYMS)
         profile_tests.run(r, KALLSYMS)
+        outfile_tests.run(r, KALLSYMS)
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)
