@@ -59,6 +59,8 @@ int cmd_expand(int argc, char **argv)
 		}
 		switch (smap_index_lookup(&t.ix, id, &rec)) {
 		case SMAP_FOUND:
+			/* The plugin's or report's "no definition" is moot. */
+			end = skip_undefined_mark(end);
 			fwrite(line, 1, tag - line, stdout);
 			fputs(STACK_TRACE_TAG, stdout);
 			fputs(end, stdout);

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "tracedat.h"
+#include "tracetext.h"
 
 static const char report_help[] =
 	"Usage: stackmap report [options] TRACE.DAT\n"
@@ -30,8 +31,9 @@ static const char report_help[] =
 	"trace carries (options/stackmap-defs): the one of that id in force at its\n"
 	"time (the latest at or before it, else the first after it). Each buffer,\n"
 	"the top one and each instance, resolves ids with its own definitions.\n"
-	"An id with no definition is left as it is, \"<stack_id 0x...>\". Counts\n"
-	"go to stderr.\n"
+	"An id with no definition prints as \"<stack_id 0x...> [no definition in\n"
+	"the trace]\" (\"in its buffer]\" in a file with instances). Counts go to\n"
+	"stderr.\n"
 	"\n"
 	"  -m, --map FILE   resolve ids with no definition with this stack_map_bin;\n"
 	"                   an id of another generation is marked \" [stale]\", one\n"
@@ -66,7 +68,10 @@ static void print_stack_id(struct report *r, struct td_buffer *b,
 		return;
 	}
 	if (!r->map) {
-		trace_seq_printf(s, "<stack_id 0x%08x>", id);
+		/* Not the plugin's "not read yet": report read it all. */
+		trace_seq_printf(s, "<stack_id 0x%08x>%s", id,
+				 r->td.nr_bufs > 1 ? STACK_ID_UNDEFINED_BUF :
+				 STACK_ID_UNDEFINED);
 		r->nr_unresolved++;
 	} else if (stackevent_print_mapped(s, event->tep, &r->ix, id) ==
 		   SMAP_FOUND) {

@@ -28,6 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tag && (tag < line || end <= tag || end > line + strlen(line) ||
 		    end[-1] != '>'))
 		abort();
+	/* A mark is skipped whole, and only a mark. */
+	if (tag && skip_undefined_mark(end) != end &&
+	    (skip_undefined_mark(end) > line + strlen(line) ||
+	     strncmp(end, " [no definition ", 16)))
+		abort();
 	if (parse_comm(line, comm, sizeof(comm)) && !strstr(line, comm))
 		abort();
 	free(line);

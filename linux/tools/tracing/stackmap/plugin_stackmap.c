@@ -13,15 +13,19 @@
  * traced instance, if one was given: the plugin option (trace-cmd
  * report -O stackmap:map=FILE) or, failing that, the STACKMAP_MAP
  * environment variable. Without a definition or a map, or when the map
- * cannot be read, the id is printed unchanged; an id of another
- * generation or missing from the map is never resolved to another stack.
+ * cannot be read, the id is printed with " [no definition read yet:
+ * ...]" after it (tracetext.h), which tells it from an id printed
+ * without the plugin; an id of another generation or missing from the
+ * map is never resolved to another stack.
  *
  * The plugin reads the events in the order trace-cmd gives them, by
  * time: an id stamped before its definition (one written by "emit", or
  * by another CPU on kernels that defined a stack on one CPU only) stays
- * unresolved; "stackmap report" reads the trace twice and
- * resolves it. The definitions learned are kept per trace (per
- * tep_handle), in memory that grows with the distinct ids defined.
+ * unresolved; "stackmap report" reads the trace twice and resolves it.
+ * When the plugin is unloaded, one line on stderr counts the ids it
+ * printed without a definition, if any, and says so. The definitions
+ * learned are kept per trace (per tep_handle), in memory that grows with
+ * the distinct ids defined.
  *
  * Install: copy to ~/.local/lib/traceevent/plugins/ or point
  * TRACEEVENT_PLUGIN_DIR at the directory that holds it.
@@ -30,6 +34,7 @@
 #include <string.h>
 
 #include "stackevent.h"
+#include "tracetext.h"
 
 #define PLUGIN_EXPORT __attribute__((visibility("default")))
 
@@ -86,6 +91,7 @@ struct plugin_trace {
 	struct plugin_trace *next;
 	struct tep_handle *tep;
 	struct smap_deftab defs;
+	unsigned long nr_undefined;	/* ids printed without definition */
 };
 
 /* The traces the plugin is loaded for; one in trace-cmd report -i FILE. */
@@ -124,11 +130,15 @@ static int stack_id_handler(struct trace_seq *s, struct tep_record *record,
 		stackevent_print_stack(s, event->tep, st->addrs, st->depth);
 		return 0;
 	}
+	/* Its definition may come later: not the same as no plugin. */
 	if (!stackmap_open()) {
-		trace_seq_printf(s, "<stack_id 0x%08x>", id);
+		trace_seq_printf(s, "<stack_id 0x%08x>" STACK_ID_NOT_YET, id);
+		pt->nr_undefined++;
 		return 0;
 	}
-	stackevent_print_mapped(s, event->tep, &stackmap.ix, id);
+	if (stackevent_print_mapped(s, event->tep, &stackmap.ix, id) !=
+	    SMAP_FOUND)
+		pt->nr_undefined++;
 	return 0;
 }
 
@@ -159,6 +169,11 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 	if (!pt)
 		return;
 	*p = pt->next;
+	/* One line per trace, once its events are printed. */
+	if (pt->nr_undefined)
+		fprintf(stderr,
+			"plugin_stackmap: %lu stack ids had no definition when printed; \"stackmap report FILE\" reads the file twice and resolves ids whose definition comes later\n",
+			pt->nr_undefined);
 	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_DEF,
 				     stack_def_handler, pt);
 	tep_unregister_event_handler(tep, -1, STACKEVENT_SYSTEM, STACKEVENT_ID,

@@ -36,6 +36,21 @@ const char *find_stack_id(const char *line, uint32_t *id, const char **end)
 	return p;
 }
 
+const char *skip_undefined_mark(const char *end)
+{
+	static const char * const marks[] = {
+		STACK_ID_NOT_YET, STACK_ID_UNDEFINED, STACK_ID_UNDEFINED_BUF,
+	};
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
+		len = strlen(marks[i]);
+		if (!strncmp(end, marks[i], len))
+			return end + len;
+	}
+	return end;
+}
+
 /*
  * The comm of a line with a context prefix: "  comm-pid [cpu]" or, with
  * record-tgid, "  comm-pid (tgid) [cpu]". A comm may hold '-' and spaces,

@@ -3,7 +3,8 @@
  * Reading trace text: the stack ids, comms and full stacks in the output
  * of the trace or trace_pipe file (or of trace-cmd report), and the
  * folded-stack counts fold gathers from them. Used by expand, fold and
- * the trace text fuzz target; calls nothing of the CLI.
+ * the trace text fuzz target (the marks of ids without definition by
+ * plugin_stackmap.so and report too); calls nothing of the CLI.
  */
 #ifndef _STACKMAP_TRACETEXT_H
 #define _STACKMAP_TRACETEXT_H
@@ -24,7 +25,20 @@
 #define STACK_TRACE_TAG	"<stack trace>"
 #define FRAME_TAG	" => "
 
+/*
+ * What plugin_stackmap.so and "stackmap report" print after the id of
+ * a kernel_stack_id that no definition resolved: the plugin has read
+ * the trace up to the id only, report all of it (all of the id's
+ * buffer, in a file with instances).
+ */
+#define STACK_ID_NOT_YET	\
+	" [no definition read yet: stackmap report FILE resolves definitions that come later]"
+#define STACK_ID_UNDEFINED	" [no definition in the trace]"
+#define STACK_ID_UNDEFINED_BUF	" [no definition in its buffer]"
+
 const char *find_stack_id(const char *line, uint32_t *id, const char **end);
+/* @end past one of the STACK_ID_NOT_YET... marks, if it starts with one. */
+const char *skip_undefined_mark(const char *end);
 bool parse_comm(const char *line, char *comm, size_t len);
 
 /* A string -> count table; open addressing, grows at half full. */

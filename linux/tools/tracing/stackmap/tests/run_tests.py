@@ -764,6 +764,8 @@ def tests_plugin(r):
                            [ids[k] for k in ('r1', 'r2', 'stale', 'unknown')],
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit: %r' % p.stderr)
+        # Stale and unknown ids had no definition either.
+        eq(p.stderr.decode(), defs_tests.summary(2), 'stderr')
         return p.stdout.decode()
 
     # A map of 2^14 slots: a plugin that split ids at bit 20 would find
@@ -782,17 +784,27 @@ def tests_plugin(r):
         run([], dict(env, STACKMAP_MAP=path)), resolved(SPLIT14.ids()),
         'stdout'))
     ids = [SPLIT14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
-    r.check('plugin_no_map', lambda: eq(
-        run([], env), ''.join('<stack_id %s>\n' % i for i in ids), 'stdout'))
+    # Without a map, an id the plugin has no definition of says so:
+    # unlike an id printed without the plugin.
+    not_yet = ''.join('<stack_id %s>%s\n' % (i, defs_tests.NOT_YET)
+                      for i in ids)
+
+    def no_map():
+        p = subprocess.run([tp, plugdir] + ids, capture_output=True, env=env)
+        eq((p.returncode, p.stdout.decode(), p.stderr.decode()),
+           (0, not_yet, defs_tests.summary(4)), 'exit, stdout, stderr')
+    r.check('plugin_no_map', no_map)
     bad = r.write('bad.map', b'FSMB')
 
     def bad_map():
         p = subprocess.run([tp, plugdir, '-O', 'stackmap:map=' + bad] + ids,
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit')
-        eq(p.stdout.decode(), ''.join('<stack_id %s>\n' % i for i in ids),
-           'stdout')
-        assert b'printing stack ids unresolved' in p.stderr, p.stderr
+        eq(p.stdout.decode(), not_yet, 'stdout')
+        err = p.stderr.decode().splitlines(True)
+        eq(len(err), 2, 'stderr lines: %r' % err)
+        assert 'printing stack ids unresolved' in err[0], err
+        eq(err[1], defs_tests.summary(4), 'summary')
     r.check('plugin_bad_map_falls_back', bad_map)
 
 
@@ -836,10 +848,30 @@ def tests_trace_cmd(r):
     r.check('trace_cmd_report_env_map', env_map)
 
     def no_map():
-        out = report([])
+        # The mark on each line, the count on stderr once trace-cmd
+        # unloads the plugin.
+        p = subprocess.run(['trace-cmd', 'report', '-i', dat],
+                           capture_output=True, env=env)
+        out = p.stdout.decode()
         for i in ids:
-            assert 'kernel_stack_id:      <stack_id %s>\n' % i in out, out
+            assert ('kernel_stack_id:      <stack_id %s>%s\n'
+                    % (i, defs_tests.NOT_YET)) in out, out
+        eq((p.returncode, p.stderr.decode()), (0, defs_tests.summary(4)),
+           'exit, stderr')
     r.check('trace_cmd_report_no_map', no_map)
+
+    def marks_expand():
+        # expand resolves the plugin's output too: a resolved id loses
+        # the plugin's mark, which no longer holds; the others keep it.
+        p = r.run(['expand', '-m', path, '-k', r.kallsyms, '--sym-offset'],
+                  stdin=report([]).encode())
+        out = p.stdout.decode()
+        eq(out.replace(defs_tests.NOT_YET, ''),
+           report(['-O', 'stackmap:map=' + path]), 'without the marks')
+        eq(out.count(defs_tests.NOT_YET), 2, 'marks kept')
+        assert ('<stack_id %s> [stale]%s\n' % (ids[2], defs_tests.NOT_YET)
+                in out), out
+    r.check('trace_cmd_report_marks_through_expand', marks_expand)
 
     def same_as_expand():
         # Plain report piped through expand gives the plugin's output.
@@ -902,7 +934,9 @@ def seed_def_corpus(r, corpus):
 
 def seed_trace_corpus(r, corpus):
     os.makedirs(corpus, exist_ok=True)
-    for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE]):
+    marks = ''.join('<stack_id 0x00004001>%s\n' % m for m in (
+        defs_tests.NOT_YET, defs_tests.UNDEFINED, defs_tests.UNDEFINED_BUF))
+    for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE, marks]):
         with open(os.path.join(corpus, 'seed%d' % n), 'w') as f:
             f.write(data)
 
