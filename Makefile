@@ -58,7 +58,7 @@ DEB_PACKAGES := linux-source-6.12 build-essential bc bison flex libelf-dev \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev trace-cmd \
 	zlib1g-dev golang-go python3-ply python3-git \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git gdb
+	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-system-arm ccache git gdb chromium graphviz
 
 # Steps of `make test`, in two lanes that run side by side
 # (scripts/lanes.sh), each lane's steps in order. Each step appends
