@@ -24,6 +24,7 @@ import defs_tests  # noqa: E402
 import outfile_tests  # noqa: E402
 import profile_tests  # noqa: E402
 import smapgen as g  # noqa: E402
+import svg_tests  # noqa: E402
 
 ORDERS = (('le', '<'), ('be', '>'))
 A0 = 0xffffffff81000010          # _stext+0x10
@@ -1010,6 +1011,7 @@ def main():
         defs_tests.run(r, KALLSYMS)
         profile_tests.run(r, KALLSYMS)
         outfile_tests.run(r, KALLSYMS)
+        svg_tests.run(r)
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)
