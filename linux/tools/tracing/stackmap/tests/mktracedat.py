@@ -5,7 +5,8 @@ trace-cmd.dat.v6(5)) holding kmem:kfree, ftrace:kernel_stack_id and
 ftrace:kernel_stack_def events, so that the plugin and "stackmap report"
 can be tested through the real libtracecmd and "trace-cmd report"; and
 the allocation events of kmem (kmem_cache_alloc, kmalloc, kmalloc_node,
-mm_page_alloc) with the full ftrace:kernel_stack, for "stackmap
+mm_page_alloc), its free events (kmem_cache_free, mm_page_free,
+mm_page_free_batched) and the full ftrace:kernel_stack, for "stackmap
 profile".
 
 The formats are those a 6.12 kernel with the stackmap patches exports;
@@ -14,7 +15,8 @@ have several CPUs (one data section each), instance buffers (the BUFFER
 option of v6), 4- or 8-byte longs and either byte order.
 
 As a module: TraceDat(kallsyms, ...), then kfree(), kmem_alloc(),
-page_alloc(), stack_id(), stack_def(), kernel_stack() per event and
+page_alloc(), cache_free(), page_free(), page_free_batched(),
+stack_id(), stack_def(), kernel_stack() per event and
 write(path).
 
 As a command, the trace of the first plugin tests: one kfree and one
@@ -33,6 +35,10 @@ STACK_TYPE = 4
 # The allocation events of kmem and their types.
 ALLOC_TYPES = {'kmem_cache_alloc': 401, 'kmalloc': 402, 'kmalloc_node': 403}
 PAGE_ALLOC_TYPE = 404
+# The free events of kmem, for profile --inuse.
+CACHE_FREE_TYPE = 405
+PAGE_FREE_TYPE = 406
+PAGE_FREE_BATCHED_TYPE = 407
 # The frames kernel_stack's format declares (FTRACE_STACK_ENTRIES); the
 # record holds "size" of them.
 STACK_ENTRIES = 8
@@ -144,6 +150,32 @@ def page_alloc_format(long_size):
             b"REC->pfn, REC->order, REC->migratetype\n")
 
 
+def cache_free_format(long_size):
+    L = long_size
+    return (b"name: kmem_cache_free\nID: %d\nformat:\n" % CACHE_FREE_TYPE +
+            COMMON + b'\n' +
+            field('unsigned long', 'call_site', 8, L) +
+            field('const void *', 'ptr', 8 + L, L) +
+            field('__data_loc char[]', 'name', 8 + 2 * L, 4) +
+            b"\nprint fmt: \"call_site=%pS ptr=%p name=%s\", "
+            b"(void *)REC->call_site, REC->ptr, __get_str(name)\n")
+
+
+def page_free_format(long_size):
+    return (b"name: mm_page_free\nID: %d\nformat:\n" % PAGE_FREE_TYPE +
+            COMMON + b'\n' +
+            field('unsigned long', 'pfn', 8, long_size) +
+            field('unsigned int', 'order', 8 + long_size, 4) +
+            b"\nprint fmt: \"pfn=0x%lx order=%d\", REC->pfn, REC->order\n")
+
+
+def page_free_batched_format(long_size):
+    return (b"name: mm_page_free_batched\nID: %d\nformat:\n" %
+            PAGE_FREE_BATCHED_TYPE + COMMON + b'\n' +
+            field('unsigned long', 'pfn', 8, long_size) +
+            b"\nprint fmt: \"pfn=0x%lx order=0\", REC->pfn\n")
+
+
 def stack_format(long_size):
     """kernel_stack: "size" frames in caller[], which the format gives
     FTRACE_STACK_ENTRIES entries."""
@@ -234,6 +266,30 @@ class TraceDat:
             body += b'\0' * (off - len(body)) + struct.pack(self.bo + fmt,
                                                             val)
         self.add(ts, bytes(body), cpu, buf)
+
+    def cache_free(self, ts, ptr, cpu=0, buf='', pid=1234,
+                   call_site=0xffffffff81000205, name=b'dentry'):
+        """kmem_cache_free: its name a __data_loc string after the
+        fixed fields."""
+        mask = (1 << 8 * self.long_size) - 1
+        self.kmem_used.add('kmem_cache_free')
+        fixed = 8 + 2 * self.long_size + 4
+        loc = len(name) + 1 << 16 | fixed
+        self.add(ts, self.common(CACHE_FREE_TYPE, pid) +
+                 struct.pack(self.bo + self.lfmt * 2 + 'I',
+                             call_site & mask, ptr & mask, loc) +
+                 name + b'\0', cpu, buf)
+
+    def page_free(self, ts, pfn, order, cpu=0, buf='', pid=1234):
+        self.kmem_used.add('mm_page_free')
+        self.add(ts, self.common(PAGE_FREE_TYPE, pid) +
+                 struct.pack(self.bo + self.lfmt + 'I', pfn, order),
+                 cpu, buf)
+
+    def page_free_batched(self, ts, pfn, cpu=0, buf='', pid=1234):
+        self.kmem_used.add('mm_page_free_batched')
+        self.add(ts, self.common(PAGE_FREE_BATCHED_TYPE, pid) +
+                 struct.pack(self.bo + self.lfmt, pfn), cpu, buf)
 
     def kernel_stack(self, ts, frames, cpu=0, buf='', pid=1234):
         """The full stack of an event whose stack got no id."""
@@ -329,10 +385,13 @@ class TraceDat:
                HEADER_EVENT + struct.pack(bo + 'I', len(ftrace)) +
                b''.join(struct.pack(bo + 'Q', len(f)) + f for f in ftrace))
         kmem = [kfree_format(self.long_size)]
+        special = {'mm_page_alloc': page_alloc_format,
+                   'kmem_cache_free': cache_free_format,
+                   'mm_page_free': page_free_format,
+                   'mm_page_free_batched': page_free_batched_format}
         for name in sorted(self.kmem_used):
-            kmem.append(page_alloc_format(self.long_size)
-                        if name == 'mm_page_alloc' else
-                        kmem_alloc_format(name, self.long_size))
+            kmem.append(special[name](self.long_size) if name in special
+                        else kmem_alloc_format(name, self.long_size))
         hdr += (struct.pack(bo + 'I', 1) + b'kmem\0' +
                 struct.pack(bo + 'I', len(kmem)) +
                 b''.join(struct.pack(bo + 'Q', len(f)) + f for f in kmem))
