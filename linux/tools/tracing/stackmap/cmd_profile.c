@@ -19,17 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "outfile.h"
-#include "pprof.h"
-#include "profargs.h"
-#include "tracedat.h"
+#include "profile.h"
 
-/* The full stack an event falls back to when the depot is full. */
-#define STACKEVENT_FULL		"kernel_stack"
-/* Frames kept of a full stack: a ring-buffer page of 4-byte longs. */
-#define PROF_MAX_DEPTH		1024U
 #define PROF_DEFAULT_TOP	10UL
 
 static const char profile_help[] =
@@ -59,91 +52,39 @@ static const char profile_help[] =
 	"  -f, --folded          one line per stack, \"root;...;leaf value\", the\n"
 	"                        value the first weight, else the count\n"
 	"  -o, --pprof FILE      write a gzipped pprof profile.proto to FILE\n"
+	"      --svg FILE        --inuse: draw the bytes the heaviest stacks held\n"
+	"                        over the replay, the peak marked, to FILE\n"
+	"  -l, --layer L         slab (kmalloc, kmem_cache_alloc objects) or page\n"
+	"                        (mm_page_alloc pages): only the events of that\n"
+	"                        allocator layer; the two are never summed, and\n"
+	"                        --weight bytes over both asks for one\n"
+	"  -i, --inuse T|peak    the memory held at T, or at the peak of the\n"
+	"                        layer (of --layer, else page): allocations not\n"
+	"                        freed by then, matched by address to the frees\n"
+	"                        (kfree, kmem_cache_free; mm_page_free), by\n"
+	"                        allocation stack, one table per layer; replayed\n"
+	"                        from --from, by default from the oldest time\n"
+	"                        that every CPU still holds, up to --to\n"
+	"      --instance NAME   --inuse: replay that instance's buffer, not the\n"
+	"                        top one\n"
+	"      --all-frames      keep the tracepoint's own frames at the top of\n"
+	"                        each stack (trace_event_raw_event_*, ...)\n"
 	"  -h, --help            this text\n"
+	"\n"
+	"Times given as trace-cmd report prints them (six digits, rounded to the\n"
+	"microsecond) select the events it printed so. A window or instant that a\n"
+	"CPU's buffer lost part of is warned of on stderr, CPU by CPU.\n"
 	"\n"
 	"Bad usage or input (an unknown option or event, a field that an event\n"
 	"lacks, a malformed number, an empty window, a trace without stacks):\n"
 	"one line on stderr, exit status 2, and nothing written.\n";
 
-enum prof_output { PROF_TOP, PROF_FOLDED, PROF_PPROF };
-
 /* The options that take a time, in the order of profile's time_args. */
-static const char * const time_opts[] = { "--from", "--to", "--last", "--at" };
-
-/* An event type of the trace, as the options make it count. */
-struct prof_type {
-	struct tep_event *event;
-	bool selected;		/* by --event, or by default */
-	int missing;		/* the first weight it lacks, or -1 */
-	bool carried_stack;	/* an event of it was followed by a stack */
-	enum prof_bytes bytes;
-	struct tep_format_field *fields[PROF_MAX_WEIGHTS];
+static const char * const time_opts[] = {
+	"--from", "--to", "--last", "--at", "--inuse",
 };
 
-/* What the stack of a pending event does. */
-enum prof_fate {
-	PROF_IGNORED,		/* not selected, or outside the window */
-	PROF_COUNTS,		/* counts, with its weights */
-	PROF_UNWEIGHED,		/* selected by default, lacks a weight */
-	PROF_BAD,		/* its record ends before a weight */
-};
-
-/* The last event of a CPU, waiting for its stack. */
-struct prof_pending {
-	struct prof_type *type;	/* NULL: none */
-	enum prof_fate fate;
-	int64_t w[PROF_MAX_WEIGHTS];
-};
-
-/* A distinct stack and its sums. */
-struct prof_stack {
-	uint64_t hash;
-	uint32_t depth;
-	bool unresolved;	/* an id without definition: @id, no frames */
-	bool malformed;		/* a kernel_stack_id without an id */
-	uint32_t id;
-	uint64_t events;
-	int64_t w[PROF_MAX_WEIGHTS];
-	uint64_t *addrs;	/* innermost first */
-};
-
-struct profile {
-	struct tracedat td;
-	struct prof_event_spec events[PROF_MAX_EVENTS];
-	int nr_events;
-	const char *weights[PROF_MAX_WEIGHTS];
-	int nr_weights;
-	struct prof_window win;
-	const char *time_args[4];	/* as given, by time_opts[] */
-	enum prof_output output;
-	bool output_set;
-	unsigned long top;
-	const char *pprof;
-	uint64_t from, to;
-	uint64_t page_size;
-
-	struct prof_type **types;	/* each its own: pending points to it */
-	int nr_types;
-	struct prof_pending *pending;	/* [buffer * nr_cpus + cpu] */
-	int nr_cpus;
-	struct prof_stack **stacks;	/* open addressing, NULL: free */
-	size_t nr_stacks, cap;
-	uint64_t addrs[PROF_MAX_DEPTH];
-
-	unsigned long long nr_stack_events, nr_samples, nr_unresolved;
-	unsigned long long nr_no_stack, nr_unweighed, nr_bad;
-	uint32_t first_unresolved;
-	struct prof_type *first_unweighed;
-	uint64_t total_events;
-	int64_t total_w[PROF_MAX_WEIGHTS];
-};
-
-/* Bad usage or input: one line, and exit status 2 as the value. */
-#define bad(fmt, ...)							\
-	(fprintf(stderr, "stackmap: profile: " fmt "\n", ##__VA_ARGS__),	\
-	 EXIT_USAGE)
-
-static void nomem(void)
+void prof_nomem(void)
 {
 	fprintf(stderr, "stackmap: profile: %s\n", strerror(ENOMEM));
 }
@@ -151,7 +92,7 @@ static void nomem(void)
 static void set_output(struct profile *p, enum prof_output out)
 {
 	if (p->output_set && p->output != out)
-		exit(bad("--top, --folded and --pprof exclude each other"));
+		exit(bad("--top, --folded, --pprof and --svg exclude each other"));
 	p->output = out;
 	p->output_set = true;
 }
@@ -182,8 +123,9 @@ static void parse_time_opt(struct profile *p, int i, const char *arg,
 static int parse_window(struct profile *p, bool in_seconds)
 {
 	uint64_t *val[] = { &p->win.from, &p->win.to, &p->win.last,
-			    &p->win.at };
+			    &p->win.at, &p->inuse_at };
 	struct smap_error err;
+	uint64_t slack;
 	int i, ret;
 
 	p->win.raw = !in_seconds;
@@ -198,12 +140,27 @@ static int parse_window(struct profile *p, bool in_seconds)
 			return bad("%s '%s': %s", time_opts[i], p->time_args[i],
 				   err.msg);
 	}
+	if (!in_seconds)
+		return 0;
+	/* The events trace-cmd report printed at those times, not --last. */
+	if (p->time_args[0]) {
+		slack = prof_time_slack(p->time_args[0]);
+		p->win.from = p->win.from > slack ? p->win.from - slack : 0;
+	}
+	for (i = 1; i < (int)ARRAY_SIZE(val); i++) {
+		if (!p->time_args[i] || i == 2)
+			continue;
+		slack = prof_time_slack(p->time_args[i]);
+		if (slack && *val[i] <= UINT64_MAX - slack)
+			*val[i] += slack - 1;
+	}
 	return 0;
 }
 
 static void parse_profile_opts(int argc, char **argv, struct profile *p)
 {
-	enum { OPT_FROM = 256, OPT_TO, OPT_LAST, OPT_AT };
+	enum { OPT_FROM = 256, OPT_TO, OPT_LAST, OPT_AT, OPT_SVG, OPT_INSTANCE,
+	       OPT_ALL_FRAMES };
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -214,6 +171,11 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "top", required_argument, NULL, 'n' },
 		{ "folded", no_argument, NULL, 'f' },
 		{ "pprof", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "layer", required_argument, NULL, 'l' },
+		{ "inuse", required_argument, NULL, 'i' },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "all-frames", no_argument, NULL, OPT_ALL_FRAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -221,8 +183,10 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 	int c;
 
 	p->top = PROF_DEFAULT_TOP;
+	p->layer = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:w:n:fo:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":e:w:n:fo:l:i:h", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (p->nr_events == PROF_MAX_EVENTS)
@@ -266,6 +230,29 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			p->pprof = optarg;
 			set_output(p, PROF_PPROF);
 			break;
+		case OPT_SVG:
+			if (!*optarg)
+				exit(bad("--svg: empty file name"));
+			p->svg = optarg;
+			set_output(p, PROF_SVG);
+			break;
+		case 'l':
+			if (prof_parse_layer(optarg, &p->layer, &err))
+				exit(bad("--layer '%s': %s", optarg, err.msg));
+			break;
+		case 'i':
+			p->inuse = true;
+			if (!strcmp(optarg, "peak"))
+				p->inuse_peak = true;
+			else
+				parse_time_opt(p, 4, optarg, &p->inuse);
+			break;
+		case OPT_INSTANCE:
+			p->instance = optarg;
+			break;
+		case OPT_ALL_FRAMES:
+			p->all_frames = true;
+			break;
 		case 'h':
 			fputs(profile_help, stdout);
 			exit(EXIT_SUCCESS);
@@ -281,10 +268,16 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 	p->td.path = argv[optind];
 	if (prof_window_check(&p->win, &err))
 		exit(bad("%s", err.msg));
+	if (p->inuse && (p->nr_events || p->nr_weights))
+		exit(bad("--inuse takes no --event or --weight: it counts objects and bytes"));
+	if (p->inuse && p->win.has_last)
+		exit(bad("--inuse replays from --from to --to: no --last"));
+	if (!p->inuse && (p->svg || p->instance))
+		exit(bad("%s needs --inuse", p->svg ? "--svg" : "--instance"));
 }
 
 /* A field that holds one number, up to 8 bytes. */
-static bool is_numeric(struct tep_format_field *f)
+bool prof_is_numeric(struct tep_format_field *f)
 {
 	return f && f->offset >= 0 &&
 	       !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
@@ -317,13 +310,23 @@ static void find_fields(struct profile *p, struct prof_type *t)
 			f = tep_find_field(ev, "order");
 		else
 			f = NULL;
-		if (!is_numeric(f)) {
+		if (!prof_is_numeric(f)) {
 			f = NULL;
 			if (t->missing < 0)
 				t->missing = i;
 		}
 		t->fields[i] = f;
 	}
+}
+
+/* The layer of an event's bytes, or -1. */
+static int layer_of(enum prof_bytes bytes)
+{
+	if (bytes == PROF_BYTES_ALLOC)
+		return PROF_LAYER_SLAB;
+	if (bytes == PROF_BYTES_PAGES)
+		return PROF_LAYER_PAGE;
+	return -1;
 }
 
 static struct prof_type *new_type(struct profile *p, struct tep_event *ev)
@@ -340,12 +343,14 @@ static struct prof_type *new_type(struct profile *p, struct tep_event *ev)
 	p->types[p->nr_types++] = t;
 	t->event = ev;
 	find_fields(p, t);
-	/* By default, every event but the stacks' own. */
-	t->selected = !p->nr_events && !is_stack_event(ev);
+	/* By default, every event but the stacks' own, of --layer if set. */
+	t->selected = !p->nr_events && !is_stack_event(ev) &&
+		      (p->layer < 0 || layer_of(t->bytes) == p->layer);
+	t->mem = prof_mem_kind(ev->system, ev->name);
 	return t;
 }
 
-static struct prof_type *find_type(struct profile *p, struct tep_event *ev)
+struct prof_type *prof_find_type(struct profile *p, struct tep_event *ev)
 {
 	int i;
 
@@ -375,11 +380,15 @@ static int select_events(struct profile *p, struct tep_handle *tep)
 		if (is_stack_event(ev))
 			return bad("--event %s:%s: the stacks themselves cannot be counted",
 				   ev->system, ev->name);
-		t = find_type(p, ev);
+		t = prof_find_type(p, ev);
 		if (!t) {
-			nomem();
+			prof_nomem();
 			return EXIT_FAILURE;
 		}
+		if (p->layer >= 0 && layer_of(t->bytes) != p->layer)
+			return bad("--event %s:%s is no allocation of the %s layer",
+				   ev->system, ev->name,
+				   prof_layer_name(p->layer));
 		t->selected = true;
 	}
 	/* By default, check_result() does once it knows the stacks. */
@@ -401,8 +410,8 @@ static int select_events(struct profile *p, struct tep_handle *tep)
 }
 
 /* Read a numeric field of @rec; false if the record ends before it. */
-static bool read_field(struct tep_format_field *f, struct tep_record *rec,
-		       int64_t *v)
+bool prof_read_field(struct tep_format_field *f, struct tep_record *rec,
+		     int64_t *v)
 {
 	unsigned long long u;
 	int bits = f->size * 8;
@@ -426,7 +435,7 @@ static bool weigh(struct profile *p, struct prof_type *t,
 	int i;
 
 	for (i = 0; i < p->nr_weights; i++) {
-		if (!read_field(t->fields[i], rec, &w[i]))
+		if (!prof_read_field(t->fields[i], rec, &w[i]))
 			return false;
 		if (t->bytes != PROF_BYTES_PAGES ||
 		    strcmp(p->weights[i], PROF_BYTES))
@@ -452,8 +461,8 @@ static uint32_t read_full_stack(struct profile *p, struct tep_event *ev,
 	int64_t n, room;
 	uint32_t i;
 
-	if (!size || !is_numeric(size) || !caller || caller->offset < 0 ||
-	    !read_field(size, rec, &n) || n <= 0)
+	if (!size || !prof_is_numeric(size) || !caller || caller->offset < 0 ||
+	    !prof_read_field(size, rec, &n) || n <= 0)
 		return 0;
 	ls = caller->elementsize;
 	if (ls != 4 && ls != 8)
@@ -472,7 +481,8 @@ static uint32_t read_full_stack(struct profile *p, struct tep_event *ev,
 static uint64_t hash_stack(const struct prof_stack *key)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ key->unresolved ^
-		     (uint64_t)key->id << 1 ^ (uint64_t)key->malformed << 33;
+		     (uint64_t)key->id << 1 ^ (uint64_t)key->malformed << 33 ^
+		     (uint64_t)key->none << 34;
 	uint32_t i;
 
 	for (i = 0; i < key->depth; i++) {
@@ -486,7 +496,7 @@ static bool same_stack(const struct prof_stack *a, const struct prof_stack *b)
 {
 	return a->hash == b->hash && a->depth == b->depth &&
 	       a->unresolved == b->unresolved && a->id == b->id &&
-	       a->malformed == b->malformed &&
+	       a->malformed == b->malformed && a->none == b->none &&
 	       !memcmp(a->addrs, b->addrs, a->depth * sizeof(a->addrs[0]));
 }
 
@@ -516,28 +526,42 @@ static int grow_stacks(struct profile *p)
 	return 0;
 }
 
+struct prof_stack *prof_intern(struct profile *p, struct prof_stack *key)
+{
+	struct prof_stack **slot, *st, **v;
+
+	key->hash = hash_stack(key);
+	if (2 * (p->nr_stacks + 1) > p->cap && grow_stacks(p))
+		return NULL;
+	slot = stack_slot(p->stacks, p->cap, key);
+	if (*slot)
+		return *slot;
+	v = realloc(p->by_idx, (p->nr_stacks + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->by_idx = v;
+	st = calloc(1, sizeof(*st) + key->depth * sizeof(st->addrs[0]));
+	if (!st)
+		return NULL;
+	*st = *key;
+	st->addrs = (uint64_t *)(st + 1);
+	memcpy(st->addrs, key->addrs, key->depth * sizeof(st->addrs[0]));
+	st->idx = p->nr_stacks;
+	v[st->idx] = st;
+	*slot = st;
+	p->nr_stacks++;
+	return st;
+}
+
 /* Count the pending event with the stack @key (its frames, or an id). */
 static int add_sample(struct profile *p, struct prof_stack *key,
 		      const struct prof_pending *pend)
 {
-	struct prof_stack **slot, *st;
+	struct prof_stack *st = prof_intern(p, key);
 	int i;
 
-	key->hash = hash_stack(key);
-	if (2 * (p->nr_stacks + 1) > p->cap && grow_stacks(p))
+	if (!st)
 		return -1;
-	slot = stack_slot(p->stacks, p->cap, key);
-	st = *slot;
-	if (!st) {
-		st = calloc(1, sizeof(*st) + key->depth * sizeof(st->addrs[0]));
-		if (!st)
-			return -1;
-		*st = *key;
-		st->addrs = (uint64_t *)(st + 1);
-		memcpy(st->addrs, key->addrs, key->depth * sizeof(st->addrs[0]));
-		*slot = st;
-		p->nr_stacks++;
-	}
 	st->events++;
 	p->total_events++;
 	for (i = 0; i < p->nr_weights; i++) {
@@ -548,37 +572,89 @@ static int add_sample(struct profile *p, struct prof_stack *key,
 	return 0;
 }
 
+/*
+ * The frames the tracepoint itself adds on top of the stack of the
+ * code it traces: the event's trace_event_raw_event_*() and what
+ * recorded the stack. The allocator, or its caller, is the leaf.
+ */
+static bool is_tracing_frame(struct tep_handle *tep, uint64_t ip)
+{
+	static const char * const prefixes[] = {
+		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
+		"__bpf_trace_", "trace_event_buffer_", "trace_buffer_unlock",
+		"__ftrace_trace_stack", "ftrace_trace_stack", "__trace_stack",
+	};
+	unsigned long long start;
+	unsigned long size;
+	const char *name;
+	size_t i;
+
+	if (!tep_find_function_info(tep, ip, &name, &start, &size))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static void trim_stack(struct profile *p, struct tep_handle *tep,
+		       struct prof_stack *key)
+{
+	uint32_t n = 0;
+
+	if (p->all_frames)
+		return;
+	while (n + 1 < key->depth && is_tracing_frame(tep, key->addrs[n]))
+		n++;
+	if (!n)
+		return;
+	memmove(key->addrs, key->addrs + n,
+		(key->depth - n) * sizeof(key->addrs[0]));
+	key->depth -= n;
+	p->nr_trimmed++;
+}
+
+void prof_stack_key(struct profile *p, struct td_buffer *b,
+		    struct tep_event *ev, struct tep_record *rec,
+		    struct prof_stack *key)
+{
+	const struct smap_stack *st;
+	uint32_t id;
+
+	memset(key, 0, sizeof(*key));
+	key->addrs = p->addrs;
+	if (td_is_event(ev, STACKEVENT_FULL)) {
+		key->depth = read_full_stack(p, ev, rec);
+		trim_stack(p, ev->tep, key);
+		return;
+	}
+	if (stackevent_read_id(ev, rec, &id)) {
+		key->malformed = true;
+		key->unresolved = true;
+	} else {
+		st = smap_deftab_find(&b->defs, id, rec->ts);
+		if (st) {
+			key->depth = st->depth;
+			memcpy(p->addrs, st->addrs,
+			       st->depth * sizeof(st->addrs[0]));
+			trim_stack(p, ev->tep, key);
+		} else {
+			key->unresolved = true;
+			key->id = id;
+		}
+	}
+	if (key->unresolved && !p->nr_unresolved++)
+		p->first_unresolved = key->id;
+}
+
 /* The stack that follows the pending event of a CPU. */
 static int take_stack(struct profile *p, struct td_buffer *b,
 		      struct prof_pending *pend, struct tep_event *ev,
 		      struct tep_record *rec)
 {
-	const struct smap_stack *st;
 	struct prof_stack key;
-	uint32_t id;
 
-	memset(&key, 0, sizeof(key));
-	key.addrs = p->addrs;
-	if (td_is_event(ev, STACKEVENT_FULL)) {
-		key.depth = read_full_stack(p, ev, rec);
-		return add_sample(p, &key, pend);
-	}
-	if (stackevent_read_id(ev, rec, &id)) {
-		key.malformed = true;
-		key.unresolved = true;
-	} else {
-		st = smap_deftab_find(&b->defs, id, rec->ts);
-		if (st) {
-			key.depth = st->depth;
-			memcpy(p->addrs, st->addrs,
-			       st->depth * sizeof(st->addrs[0]));
-		} else {
-			key.unresolved = true;
-			key.id = id;
-		}
-	}
-	if (key.unresolved && !p->nr_unresolved++)
-		p->first_unresolved = key.id;
+	prof_stack_key(p, b, ev, rec, &key);
 	return add_sample(p, &key, pend);
 }
 
@@ -604,8 +680,9 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	t->carried_stack = true;
 	switch (pend->fate) {
 	case PROF_COUNTS:
+		t->counted = true;
 		if (take_stack(p, b, pend, ev, record)) {
-			nomem();
+			prof_nomem();
 			return -1;
 		}
 		break;
@@ -649,9 +726,9 @@ static int profile_record(struct tracecmd_input *handle,
 	drop_pending(p, pend);
 	if (!ev)
 		return 0;
-	t = find_type(p, ev);
+	t = prof_find_type(p, ev);
 	if (!t) {
-		nomem();
+		prof_nomem();
 		return -1;
 	}
 	pend->type = t;
@@ -668,8 +745,8 @@ static int profile_record(struct tracecmd_input *handle,
 }
 
 /* "name+0xoff/0xsize" with @offset, else "name", as the plugin prints. */
-static void format_frame(char *buf, size_t len, struct tep_handle *tep,
-			 uint64_t ip, bool offset)
+void prof_format_frame(char *buf, size_t len, struct tep_handle *tep,
+		       uint64_t ip, bool offset)
 {
 	unsigned long long start;
 	unsigned long size;
@@ -688,17 +765,124 @@ static void format_frame(char *buf, size_t len, struct tep_handle *tep,
 }
 
 /* A stack without frames: an id without definition, or none at all. */
-static bool frameless(const struct prof_stack *st, char *buf, size_t len)
+bool prof_frameless(const struct prof_stack *st, char *buf, size_t len)
 {
 	if (st->malformed)
 		snprintf(buf, len, "[malformed stack_id]");
 	else if (st->unresolved)
 		snprintf(buf, len, "[unresolved stack_id 0x%08x]", st->id);
+	else if (st->none)
+		snprintf(buf, len, "[no stack]");
 	else if (!st->depth)
 		snprintf(buf, len, "[empty stack]");
 	else
 		return false;
 	return true;
+}
+
+/* The buffers a window is read from: --inuse replays one. */
+static bool buffer_read(const struct profile *p, int i)
+{
+	return !p->inuse || i == p->buf;
+}
+
+static void buffer_cpu_name(const struct profile *p, int i, int cpu,
+			    char *buf, size_t len)
+{
+	const char *name = p->td.bufs[i].name;
+
+	snprintf(buf, len, "%s%s%scpu%d", *name ? "instance " : "", name,
+		 *name ? " " : "", cpu);
+}
+
+void prof_print_spans(struct profile *p, FILE *f, const char *prefix,
+		      uint64_t from, uint64_t to)
+{
+	char who[128], a[32], b[32];
+	const struct td_cpu *c;
+	int i, cpu, g;
+
+	for (i = 0; i < p->td.nr_bufs; i++) {
+		if (!buffer_read(p, i))
+			continue;
+		for (cpu = 0; cpu < p->td.bufs[i].nr_cpus; cpu++) {
+			c = &p->td.bufs[i].cpus[cpu];
+			if (!c->nr_records)
+				continue;
+			buffer_cpu_name(p, i, cpu, who, sizeof(who));
+			prof_window_format(&p->win, a, sizeof(a), c->first_ts);
+			prof_window_format(&p->win, b, sizeof(b), c->last_ts);
+			fprintf(f, "%s%s: %llu events from %s to %s%s", prefix,
+				who, c->nr_records, a, b,
+				p->win.raw ? "" : " s");
+			for (g = 0; g < c->nr_gaps; g++)
+				if (!c->gaps[g].from)
+					fprintf(f, ", lost what came before");
+			if (c->nr_gaps > (c->nr_gaps && !c->gaps[0].from))
+				fprintf(f, ", dropped events %d times",
+					c->nr_gaps - !c->gaps[0].from);
+			fputc('\n', f);
+		}
+	}
+}
+
+/* One warning on stderr, and among the pprof's comments. */
+static int warn(struct pprof *pp, const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -1;
+	fprintf(stderr, "stackmap: profile: warning: %s\n", msg);
+	ret = pp ? pprof_add_comment(pp, msg) : 0;
+	free(msg);
+	return ret;
+}
+
+int prof_warn_losses(struct profile *p, struct pprof *pp, uint64_t from,
+		     uint64_t to)
+{
+	char who[128], a[32], b[32], d[32];
+	const struct td_gap *g;
+	const struct td_cpu *c;
+	int i, cpu, k, ret = 0;
+
+	for (i = 0; i < p->td.nr_bufs; i++) {
+		if (!buffer_read(p, i))
+			continue;
+		for (cpu = 0; cpu < p->td.bufs[i].nr_cpus; cpu++) {
+			c = &p->td.bufs[i].cpus[cpu];
+			buffer_cpu_name(p, i, cpu, who, sizeof(who));
+			for (k = 0; k < c->nr_gaps; k++) {
+				g = &c->gaps[k];
+				if (g->to <= from || (g->from && g->from >= to))
+					continue;
+				prof_window_format(&p->win, a, sizeof(a),
+						   g->from ? g->from : from);
+				prof_window_format(&p->win, b, sizeof(b), g->to);
+				prof_window_format(&p->win, d, sizeof(d),
+						   (g->to < to ? g->to : to) -
+						   (g->from > from ? g->from : from));
+				if (!g->from)
+					ret |= warn(pp,
+						    "%s lost its events before %s: its part of the window from %s to %s (%s%s) is missing",
+						    who, b, a, b, d,
+						    p->win.raw ? "" : " s");
+				else if (g->missed > 0)
+					ret |= warn(pp, "%s dropped %lld events between %s and %s",
+						    who, g->missed, a, b);
+				else
+					ret |= warn(pp, "%s dropped events between %s and %s",
+						    who, a, b);
+			}
+		}
+	}
+	return ret;
 }
 
 /* The value a stack is ranked and folded by. */
@@ -763,7 +947,7 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 	uint32_t f;
 
 	if (!v) {
-		nomem();
+		prof_nomem();
 		return EXIT_FAILURE;
 	}
 	prof_window_format(&p->win, from, sizeof(from), p->from);
@@ -772,6 +956,7 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 	printf("# %s: %s to %s (%s%s): %llu events, %zu stacks\n",
 	       p->td.path, from, to, len, p->win.raw ? "" : " s",
 	       (unsigned long long)p->total_events, p->nr_stacks);
+	prof_print_spans(p, stdout, "# ", p->from, p->to);
 	wrank = digits(n) > 4 ? digits(n) : 4;
 	wev = digits(p->total_events) > 6 ? digits(p->total_events) : 6;
 	printf("%*s  %*s", wrank, "rank", wev, "events");
@@ -796,13 +981,13 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 			printf("  %5.1f%%", 100.0 * value_of(p, st) / total);
 		else
 			printf("  %6s", "-");
-		if (frameless(st, sym, sizeof(sym))) {
+		if (prof_frameless(st, sym, sizeof(sym))) {
 			printf("  %s\n", sym);
 			continue;
 		}
 		/* Top frames first: from the leaf to the root. */
 		for (f = 0; f < st->depth; f++) {
-			format_frame(sym, sizeof(sym), tep, st->addrs[f], true);
+			prof_format_frame(sym, sizeof(sym), tep, st->addrs[f], true);
 			printf("%*s%s\n", f ? indent : 2, "", sym);
 		}
 	}
@@ -822,7 +1007,7 @@ static int cmp_folded(const void *a, const void *b)
 }
 
 /* "root;...;leaf", names only; NULL if out of memory. */
-static char *fold_stack(struct tep_handle *tep, const struct prof_stack *st)
+char *prof_fold_stack(struct tep_handle *tep, const struct prof_stack *st)
 {
 	char sym[512], *s = NULL;
 	size_t len = 0;
@@ -831,10 +1016,10 @@ static char *fold_stack(struct tep_handle *tep, const struct prof_stack *st)
 
 	if (!f)
 		return NULL;
-	if (frameless(st, sym, sizeof(sym)))
+	if (prof_frameless(st, sym, sizeof(sym)))
 		fputs(sym, f);
 	for (i = st->depth; i-- > 0;) {
-		format_frame(sym, sizeof(sym), tep, st->addrs[i], false);
+		prof_format_frame(sym, sizeof(sym), tep, st->addrs[i], false);
 		fprintf(f, "%s%s", i + 1 < st->depth ? ";" : "", sym);
 	}
 	if (fclose(f)) {
@@ -852,16 +1037,16 @@ static int print_folded(struct profile *p, struct tep_handle *tep)
 	int ret = 0;
 
 	if (!v) {
-		nomem();
+		prof_nomem();
 		return EXIT_FAILURE;
 	}
 	for (i = 0; i < p->cap; i++) {
 		if (!p->stacks[i])
 			continue;
 		v[n].value = value_of(p, p->stacks[i]);
-		v[n].s = fold_stack(tep, p->stacks[i]);
+		v[n].s = prof_fold_stack(tep, p->stacks[i]);
 		if (!v[n++].s) {
-			nomem();
+			prof_nomem();
 			ret = EXIT_FAILURE;
 			goto out;
 		}
@@ -881,6 +1066,54 @@ out:
 	return ret;
 }
 
+int prof_pprof_comments(struct profile *p, struct pprof *pp,
+			const char *what, uint64_t from, uint64_t to)
+{
+	char a[32], b[32], *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f;
+	int ret = -1;
+
+	prof_window_format(&p->win, a, sizeof(a), from);
+	prof_window_format(&p->win, b, sizeof(b), to);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	fprintf(f, "%s: %s from %s to %s%s (trace clock)\n", p->td.path, what,
+		a, b, p->win.raw ? "" : " s");
+	prof_print_spans(p, f, "", from, to);
+	if (fclose(f))
+		goto out;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (pprof_add_comment(pp, line))
+			goto out;
+	ret = prof_warn_losses(p, pp, from, to);
+out:
+	free(text);
+	return ret;
+}
+
+uint32_t prof_pprof_locations(struct pprof *pp, struct tep_handle *tep,
+			      const struct prof_stack *st, uint64_t *locs)
+{
+	uint32_t f, n = st->depth;
+	char sym[512];
+
+	if (prof_frameless(st, sym, sizeof(sym))) {
+		locs[0] = pprof_location(pp, 0, sym);
+		n = 1;
+	}
+	for (f = 0; f < st->depth; f++) {
+		prof_format_frame(sym, sizeof(sym), tep, st->addrs[f], false);
+		locs[f] = pprof_location(pp, st->addrs[f], sym);
+	}
+	for (f = 0; f < n; f++)
+		if (!locs[f])
+			return 0;
+	return n;
+}
+
 /* The samples of the profile, one per stack, the leaf first. */
 static int fill_pprof(struct profile *p, struct tep_handle *tep,
 		      struct pprof *pp)
@@ -888,8 +1121,7 @@ static int fill_pprof(struct profile *p, struct tep_handle *tep,
 	struct prof_stack **v = sorted_stacks(p), *st;
 	int64_t values[1 + PROF_MAX_WEIGHTS];
 	uint64_t *locs = NULL;
-	uint32_t f, n;
-	char sym[512];
+	uint32_t n;
 	size_t r;
 	int i, ret = -1;
 
@@ -902,25 +1134,22 @@ static int fill_pprof(struct profile *p, struct tep_handle *tep,
 		if (pprof_add_sample_type(pp, p->weights[i],
 					  prof_weight_unit(p->weights[i])))
 			goto out;
-	/* The window's start, and its length. */
-	pprof_set_time(pp, p->from, p->to - p->from);
+	/*
+	 * The trace clock counts from boot, not from the epoch: no time,
+	 * which go tool pprof would print as a day of 1970; the window's
+	 * length, and its times in the comments.
+	 */
+	pprof_set_time(pp, 0, p->win.raw ? 0 : p->to - p->from);
+	if (prof_pprof_comments(p, pp, "window", p->from, p->to))
+		goto out;
 	locs = malloc(PROF_MAX_DEPTH * sizeof(*locs));
 	if (!locs)
 		goto out;
 	for (r = 0; r < p->nr_stacks; r++) {
 		st = v[r];
-		n = st->depth;
-		if (frameless(st, sym, sizeof(sym))) {
-			locs[0] = pprof_location(pp, 0, sym);
-			n = 1;
-		}
-		for (f = 0; f < st->depth; f++) {
-			format_frame(sym, sizeof(sym), tep, st->addrs[f], false);
-			locs[f] = pprof_location(pp, st->addrs[f], sym);
-		}
-		for (f = 0; f < n; f++)
-			if (!locs[f])
-				goto out;
+		n = prof_pprof_locations(pp, tep, st, locs);
+		if (!n)
+			goto out;
 		values[0] = st->events;
 		for (i = 0; i < p->nr_weights; i++)
 			values[i + 1] = st->w[i];
@@ -938,14 +1167,14 @@ out:
  * Write the profile to --pprof FILE as outfile.h does: a regular file
  * whole or untouched, a device or FIFO written through, never replaced.
  */
-static int write_pprof(struct profile *p, struct tep_handle *tep)
+int prof_write_pprof(struct profile *p, struct tep_handle *tep)
 {
 	struct pprof *pp = pprof_new();
 	struct smap_outfile out;
 	int ret = EXIT_FAILURE;
 
-	if (!pp || fill_pprof(p, tep, pp)) {
-		nomem();
+	if (!pp || p->fill(p, tep, pp)) {
+		prof_nomem();
 		goto out;
 	}
 	if (smap_outfile_open(&out, p->pprof, "stackmap: profile"))
@@ -980,6 +1209,19 @@ static int check_result(struct profile *p)
 		if (!nr_have)
 			return bad("no event with a stack has the field %s",
 				   p->weights[w]);
+	}
+	for (w = 0; p->layer < 0 && w < p->nr_weights; w++) {
+		bool layers[2] = { false, false };
+
+		if (strcmp(p->weights[w], PROF_BYTES))
+			continue;
+		for (i = 0; i < p->nr_types; i++)
+			if (p->types[i]->counted &&
+			    layer_of(p->types[i]->bytes) >= 0)
+				layers[layer_of(p->types[i]->bytes)] = true;
+		if (layers[PROF_LAYER_SLAB] && layers[PROF_LAYER_PAGE])
+			return bad("%s",
+				   "--weight bytes would add slab objects to the pages they are carved from: choose --layer slab or --layer page");
 	}
 	if (!p->nr_samples) {
 		prof_window_format(&p->win, from, sizeof(from), p->from);
@@ -1016,14 +1258,15 @@ static void report_leftovers(struct profile *p)
 
 static int output(struct profile *p, struct tep_handle *tep)
 {
-	switch (p->output) {
-	case PROF_FOLDED:
-		return print_folded(p, tep);
-	case PROF_PPROF:
-		return write_pprof(p, tep);
-	default:
-		return print_top(p, tep);
+	if (p->output == PROF_PPROF)
+		return prof_write_pprof(p, tep);
+	if (prof_warn_losses(p, NULL, p->from, p->to)) {
+		prof_nomem();
+		return EXIT_FAILURE;
 	}
+	if (p->output == PROF_FOLDED)
+		return print_folded(p, tep);
+	return print_top(p, tep);
 }
 
 /* Pass 2, the checks and the output, with the trace open. */
@@ -1046,6 +1289,13 @@ static int profile(struct profile *p)
 		ret = bad("%s", err.msg);
 		goto out;
 	}
+	/* A window that starts before the trace starts where it does. */
+	if (p->from < p->td.first_ts && p->to >= p->td.first_ts)
+		p->from = p->td.first_ts;
+	if (p->inuse) {
+		ret = prof_inuse(p, h);
+		goto out;
+	}
 	ret = select_events(p, tep);
 	if (ret)
 		goto out;
@@ -1057,7 +1307,7 @@ static int profile(struct profile *p)
 	p->pending = calloc((size_t)p->td.nr_bufs * (p->nr_cpus + 1),
 			    sizeof(*p->pending));
 	if (!p->pending) {
-		nomem();
+		prof_nomem();
 		goto out;
 	}
 	for (i = 0; i < p->td.nr_bufs; i++)
@@ -1084,9 +1334,10 @@ int cmd_profile(int argc, char **argv)
 	size_t i;
 
 	if (!p) {
-		nomem();
+		prof_nomem();
 		return EXIT_FAILURE;
 	}
+	p->fill = fill_pprof;
 	parse_profile_opts(argc, argv, p);
 	if (!td_check_readable(p->td.path) && !td_learn(&p->td))
 		ret = profile(p);
@@ -1094,6 +1345,8 @@ int cmd_profile(int argc, char **argv)
 	for (i = 0; i < p->cap; i++)
 		free(p->stacks[i]);
 	free(p->stacks);
+	free(p->by_idx);
+	mem_ops_free(&p->ops);
 	for (i = 0; i < (size_t)p->nr_types; i++)
 		free(p->types[i]);
 	free(p->types);

@@ -8,7 +8,8 @@
  *
  *   Profile:   sample_type 1, sample 2, location 4, function 5,
  *              string_table 6, time_nanos 9, duration_nanos 10,
- *              period_type 11, period 12
+ *              period_type 11, period 12, comment 13,
+ *              default_sample_type 14
  *   ValueType: type 1, unit 2 (indexes in the string table)
  *   Sample:    location_id 1 (packed), value 2 (packed)
  *   Location:  id 1, address 3, line 4
@@ -209,6 +210,8 @@ struct pprof {
 	struct pbuf sample_types, samples, locs, funcs, msg, line;
 	int64_t period_type, period_unit, period;
 	int64_t time_nanos, duration_nanos;
+	int64_t default_type;
+	struct pbuf comments;
 	size_t nr_types;
 	bool fail;
 };
@@ -245,6 +248,7 @@ void pprof_free(struct pprof *pp)
 	free(pp->funcs.p);
 	free(pp->msg.p);
 	free(pp->line.p);
+	free(pp->comments.p);
 	free(pp);
 }
 
@@ -276,6 +280,23 @@ void pprof_set_time(struct pprof *pp, int64_t time_nanos,
 {
 	pp->time_nanos = time_nanos;
 	pp->duration_nanos = duration_nanos;
+}
+
+int pprof_add_comment(struct pprof *pp, const char *comment)
+{
+	int64_t s = string_index(pp, comment);
+
+	if (s < 0)
+		return -1;
+	/* Unpacked: go tool pprof reads a repeated int64 either way. */
+	pb_uint(&pp->comments, 13, s);
+	return pp->comments.fail ? -1 : 0;
+}
+
+int pprof_set_default_sample_type(struct pprof *pp, const char *type)
+{
+	pp->default_type = string_index(pp, type);
+	return pp->default_type < 0 ? -1 : 0;
 }
 
 static uint64_t function_id(struct pprof *pp, const char *name)
@@ -356,7 +377,9 @@ static void encode(struct pprof *pp, struct pbuf *out)
 	pb_uint(&pp->msg, 2, pp->period_unit);
 	pb_msg(out, 11, &pp->msg);
 	pb_uint(out, 12, pp->period);
-	if (pp->sample_types.fail || pp->samples.fail || pp->locs.fail ||
+	pb_put(out, pp->comments.p, pp->comments.len);
+	pb_uint(out, 14, pp->default_type);
+	if (pp->comments.fail || pp->sample_types.fail || pp->samples.fail || pp->locs.fail ||
 	    pp->funcs.fail || pp->msg.fail || pp->line.fail)
 		out->fail = true;
 }

@@ -5,7 +5,8 @@
  * by hand and gzipped, as "go tool pprof" reads it. Only what a profile
  * of kernel stacks needs: sample types, samples of locations and values,
  * locations with an address and one line of a function, functions with
- * a name, the string table, the time, duration and period. Calls nothing
+ * a name, the string table, the time, duration and period, comments
+ * and the default sample type. Calls nothing
  * of the CLI; zlib for the gzip.
  */
 #ifndef _STACKMAP_PPROF_H
@@ -25,8 +26,13 @@ int pprof_add_sample_type(struct pprof *pp, const char *type,
 /* The period's type and unit, and the period. */
 int pprof_set_period(struct pprof *pp, const char *type, const char *unit,
 		     int64_t period);
+/* A time of 0 is none: go tool pprof then prints no "Time:". */
 void pprof_set_time(struct pprof *pp, int64_t time_nanos,
 		    int64_t duration_nanos);
+/* A line that go tool pprof -comments prints: 0, or -1 if out of memory. */
+int pprof_add_comment(struct pprof *pp, const char *comment);
+/* The sample type go tool pprof shows without -sample_index. */
+int pprof_set_default_sample_type(struct pprof *pp, const char *type);
 /*
  * The id of the location of @addr in function @name, made on first use:
  * each distinct (address, name) is one location, each name one function.

@@ -66,6 +66,13 @@ int prof_parse_time(const char *s, uint64_t *ns, struct smap_error *err)
 	return 0;
 }
 
+uint64_t prof_time_slack(const char *s)
+{
+	const char *point = strchr(s, '.');
+
+	return point && strlen(point + 1) > 6 ? 0 : 500;
+}
+
 int prof_parse_stamp(const char *s, uint64_t *ts, struct smap_error *err)
 {
 	int nr;
@@ -211,6 +218,47 @@ enum prof_bytes prof_bytes_kind(const char *sys, const char *name)
 	if (!strcmp(name, "mm_page_alloc"))
 		return PROF_BYTES_PAGES;
 	return PROF_BYTES_NONE;
+}
+
+enum prof_mem prof_mem_kind(const char *sys, const char *name)
+{
+	static const struct {
+		const char *name;
+		enum prof_mem kind;
+	} kinds[] = {
+		{ "kmem_cache_alloc", PROF_MEM_SLAB_ALLOC },
+		{ "kmalloc", PROF_MEM_SLAB_ALLOC },
+		{ "kmalloc_node", PROF_MEM_SLAB_ALLOC },
+		{ "kfree", PROF_MEM_SLAB_FREE },
+		{ "kmem_cache_free", PROF_MEM_SLAB_FREE },
+		{ "mm_page_alloc", PROF_MEM_PAGE_ALLOC },
+		{ "mm_page_free", PROF_MEM_PAGE_FREE },
+		{ "mm_page_free_batched", PROF_MEM_PAGE_FREE_BATCHED },
+	};
+	size_t i;
+
+	if (strcmp(sys, "kmem"))
+		return PROF_MEM_NONE;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (!strcmp(name, kinds[i].name))
+			return kinds[i].kind;
+	return PROF_MEM_NONE;
+}
+
+int prof_parse_layer(const char *s, int *layer, struct smap_error *err)
+{
+	if (!strcmp(s, "slab"))
+		*layer = PROF_LAYER_SLAB;
+	else if (!strcmp(s, "page"))
+		*layer = PROF_LAYER_PAGE;
+	else
+		return fail(err, "not a layer: slab (objects) or page (pages)");
+	return 0;
+}
+
+const char *prof_layer_name(int layer)
+{
+	return layer == PROF_LAYER_PAGE ? "page" : "slab";
 }
 
 int prof_page_bytes(uint64_t page_size, uint64_t order, uint64_t *bytes)

@@ -28,6 +28,15 @@
  */
 int prof_parse_time(const char *s, uint64_t *ns, struct smap_error *err);
 /*
+ * The half of the last digit of a time as given, in nanoseconds, so
+ * that a time copied from trace-cmd report selects the events it
+ * printed so: report rounds a time to the nearest microsecond (so
+ * 5.779780 is any time from 5.779779500 to 5.779780499), and a time
+ * with fewer digits is read as those microseconds. 500 for up to six
+ * digits after the point, 0 for more (the nanoseconds of report -t).
+ */
+uint64_t prof_time_slack(const char *s);
+/*
  * A timestamp as it is, for a trace clock that does not count
  * nanoseconds (counter, x86-tsc, ...): digits only.
  */
@@ -87,6 +96,26 @@ enum prof_bytes {
 };
 
 enum prof_bytes prof_bytes_kind(const char *sys, const char *name);
+
+/* What an event does to the memory of a layer, for profile --inuse. */
+enum prof_mem {
+	PROF_MEM_NONE,
+	PROF_MEM_SLAB_ALLOC,	/* kmalloc(_node), kmem_cache_alloc: ptr */
+	PROF_MEM_SLAB_FREE,	/* kfree, kmem_cache_free: ptr */
+	PROF_MEM_PAGE_ALLOC,	/* mm_page_alloc: pfn, order */
+	PROF_MEM_PAGE_FREE,	/* mm_page_free: pfn, order */
+	PROF_MEM_PAGE_FREE_BATCHED,	/* mm_page_free_batched: pfn */
+};
+
+enum prof_mem prof_mem_kind(const char *sys, const char *name);
+
+/* The allocator layers, as inuse.h numbers them. */
+#define PROF_LAYER_SLAB	0
+#define PROF_LAYER_PAGE	1
+/* --layer slab|page: 0 and the layer, or -1. */
+int prof_parse_layer(const char *s, int *layer, struct smap_error *err);
+/* "slab" or "page". */
+const char *prof_layer_name(int layer);
 /* @page_size << @order: 0, or -1 if it does not fit in 63 bits. */
 int prof_page_bytes(uint64_t page_size, uint64_t order, uint64_t *bytes);
 

@@ -41,6 +41,41 @@ int td_check_readable(const char *path)
 	return 0;
 }
 
+/* Where @record's CPU retained events, and where it lost some. */
+static int learn_span(struct td_buffer *b, struct tep_record *record)
+{
+	struct td_cpu *c;
+	struct td_gap *g;
+	void *v;
+
+	if (record->cpu < 0)
+		return 0;
+	if (record->cpu >= b->nr_cpus) {
+		v = realloc(b->cpus, (record->cpu + 1) * sizeof(*b->cpus));
+		if (!v)
+			return -1;
+		b->cpus = v;
+		memset(b->cpus + b->nr_cpus, 0,
+		       (record->cpu + 1 - b->nr_cpus) * sizeof(*b->cpus));
+		b->nr_cpus = record->cpu + 1;
+	}
+	c = &b->cpus[record->cpu];
+	if (record->missed_events) {
+		g = realloc(c->gaps, (c->nr_gaps + 1) * sizeof(*g));
+		if (!g)
+			return -1;
+		c->gaps = g;
+		g += c->nr_gaps++;
+		g->from = c->nr_records ? c->last_ts : 0;
+		g->to = record->ts;
+		g->missed = record->missed_events;
+	}
+	if (!c->nr_records++)
+		c->first_ts = record->ts;
+	c->last_ts = record->ts;
+	return 0;
+}
+
 static int learn_record(struct tracecmd_input *handle,
 			struct tep_record *record, int cpu, void *data)
 {
@@ -56,6 +91,11 @@ static int learn_record(struct tracecmd_input *handle,
 		td->first_ts = record->ts;
 	if (record->ts > td->last_ts)
 		td->last_ts = record->ts;
+	if (learn_span(b, record)) {
+		fprintf(stderr, "stackmap: %s: %s\n", td->path,
+			strerror(ENOMEM));
+		return -1;
+	}
 	if (!td_is_event(event, STACKEVENT_DEF))
 		return 0;
 	if (stackevent_read_def(event, record, &def, &err)) {
@@ -190,6 +230,9 @@ void td_free(struct tracedat *td)
 
 	for (i = 0; i < td->nr_bufs; i++) {
 		smap_deftab_free(&td->bufs[i].defs);
+		while (td->bufs[i].nr_cpus--)
+			free(td->bufs[i].cpus[td->bufs[i].nr_cpus].gaps);
+		free(td->bufs[i].cpus);
 		free(td->bufs[i].name);
 	}
 	free(td->bufs);

@@ -26,10 +26,36 @@
 unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 
+/*
+ * A part of a CPU's events that the buffer lost: between the events at
+ * @from and @to (@from 0 for what came before the CPU's first event),
+ * @missed of them, or -1 if the ring buffer did not count them.
+ */
+struct td_gap {
+	unsigned long long from, to;
+	long long missed;
+};
+
+/**
+ * struct td_cpu - what one CPU of a buffer retained
+ * @nr_records: its events
+ * @first_ts, @last_ts: the times of its first and last
+ * @gaps: where it lost events (ring-buffer pages flagged with missed
+ *	events, which trace-cmd report prints as "[EVENTS DROPPED]"):
+ *	@gaps[0].from is 0 if it lost what came before its first event
+ */
+struct td_cpu {
+	unsigned long long nr_records, first_ts, last_ts;
+	struct td_gap *gaps;
+	int nr_gaps;
+};
+
 /* One buffer of the trace: the top one (name "") or an instance. */
 struct td_buffer {
 	char *name;
 	struct smap_deftab defs;
+	struct td_cpu *cpus;
+	int nr_cpus;
 };
 
 /**

@@ -83,6 +83,13 @@ def kmem_trace(kallsyms, path, long_size=8, bo='<', to=None, clock=None):
     return path
 
 
+def cpu_lines():
+    """The table's lines of each CPU's span in kmem_trace(): CPU 0 from
+    10 to 80 us, CPU 1 from 20 to 60."""
+    return ['# cpu0: 10 events from %s to %s s' % (us(10), us(80)),
+            '# cpu1: 7 events from %s to %s s' % (us(20), us(60))]
+
+
 def table_row(rank, events, weights, share, stack, indent):
     """The lines of a row of the --top table, as widths of 4, 6 and
     the weights' own give them."""
@@ -112,34 +119,51 @@ def tests_profile(r, kallsyms):
         return p.stdout.decode(), p.stderr.decode()
 
     def top_bytes():
-        # Weighed by bytes: kmalloc, kmem_cache_alloc (bytes_alloc) and
-        # mm_page_alloc (pages) summed in one column; kfree, which has no
-        # stack, is not counted. Total 256 + 16384 + 4224 + 32 + 64.
-        out, err = run(['--weight', 'bytes', dat])
-        total = 20960.0
-        rows = [(2, 1, 16384, S2), (3, 2, 4224, S3), (1, 2, 256, S1),
-                (4, 1, 64, S4), (5, 1, 32, UNRES)]
+        # Weighed by bytes, one allocator layer at a time: kmalloc and
+        # kmem_cache_alloc (bytes_alloc) of the slab layer, total 256 +
+        # 128 + 64 + 32; kfree, which has no stack, is not counted.
+        out, err = run(['--weight', 'bytes', '--layer', 'slab', dat])
+        total = 480.0
+        rows = [(1, 2, 256, S1), (3, 1, 128, S3), (4, 1, 64, S4),
+                (5, 1, 32, UNRES)]
         ind = 4 + 2 + 6 + 2 + 5 + 2 + 8
-        lines = ['# %s: %s to %s (0.000070000 s): 7 events, 5 stacks'
-                 % (dat, us(10), us(80)),
+        lines = ['# %s: %s to %s (0.000070000 s): 5 events, 4 stacks'
+                 % (dat, us(10), us(80))] + cpu_lines() + [
                  'rank  events  bytes   share  stack']
         for rank, (_, events, b, stack) in enumerate(rows, 1):
             lines += table_row(rank, events, [(b, 5)], 100 * b / total,
                                stack, ind)
         eq(out, '\n'.join(lines) + '\n', 'stdout')
         eq(err, unres_msg, 'stderr')
+        # The page layer: mm_page_alloc, page size << order.
+        out, err = run(['--weight', 'bytes', '--layer', 'page', dat])
+        lines = ['# %s: %s to %s (0.000070000 s): 2 events, 2 stacks'
+                 % (dat, us(10), us(80))] + cpu_lines() + [
+                 'rank  events  bytes   share  stack']
+        for rank, (events, b, stack) in enumerate(
+                [(1, 16384, S2), (1, 4096, S3)], 1):
+            lines += table_row(rank, events, [(b, 5)], 100 * b / 20480.0,
+                               stack, ind)
+        eq(out, '\n'.join(lines) + '\n', 'stdout, page layer')
+        eq(err, '', 'stderr, page layer')
+        # Both layers in one column would count the slab objects and
+        # the pages they are carved from twice: refused.
+        out, err = run(['--weight', 'bytes', dat], 2)
+        eq((out, err), ('', 'stackmap: profile: --weight bytes would add '
+                        'slab objects to the pages they are carved from: '
+                        'choose --layer slab or --layer page\n'), 'mixed')
     r.check('profile_top_bytes', top_bytes)
 
     def top_events():
         # By count: S1 and S3 twice, the others once; ties by the
         # innermost frame's address, unresolved ids last.
         out, _ = run([dat])
-        ranked = [line.split()[:3] for line in out.splitlines()[2:]
+        ranked = [line.split()[:3] for line in out.splitlines()[4:]
                   if not line.startswith(' ' * 10)]
         eq(ranked, [['1', '2', '28.6%'], ['2', '2', '28.6%'],
                     ['3', '1', '14.3%'], ['4', '1', '14.3%'],
                     ['5', '1', '14.3%']], 'ranks')
-        assert out.splitlines()[2].endswith(SYM[A0]), out
+        assert out.splitlines()[4].endswith(SYM[A0]), out
         assert out.splitlines()[-1].endswith(UNRES), out
         # --top 2: the two heaviest only.
         out, _ = run(['--top', '2', dat])
@@ -153,7 +177,8 @@ def tests_profile(r, kallsyms):
         out, err = run(['-e', 'kmem:kmalloc', '-e', 'kmem:kmem_cache_alloc',
                         '-w', 'bytes_alloc', '-w', 'bytes_req', dat])
         lines = out.splitlines()
-        eq(lines[1], 'rank  events  bytes_alloc  bytes_req   share  stack',
+        eq(lines[1:3], cpu_lines(), 'spans')
+        eq(lines[3], 'rank  events  bytes_alloc  bytes_req   share  stack',
            'header')
         rows = [line.split() for line in lines[2:] if re.match(r' *\d', line)]
         eq([x[:5] for x in rows],
@@ -196,11 +221,14 @@ def tests_profile(r, kallsyms):
     r.check('profile_mm_page_alloc_order', page_order)
 
     def fold():
-        out, err = run(['--folded', '-w', 'bytes', dat])
+        out, err = run(['--folded', '-w', 'bytes', '--layer', 'slab', dat])
         eq(out, ''.join('%s %d\n' % kv for kv in sorted([
-            (UNRES, 32), (folded(S2), 16384), (folded(S3), 4224),
-            (folded(S4), 64), (folded(S1), 256)])), 'stdout')
+            (UNRES, 32), (folded(S3), 128), (folded(S4), 64),
+            (folded(S1), 256)])), 'stdout')
         eq(err, unres_msg, 'stderr')
+        out, err = run(['--folded', '-w', 'bytes', '--layer', 'page', dat])
+        eq(out, ''.join('%s %d\n' % kv for kv in sorted([
+            (folded(S2), 16384), (folded(S3), 4096)])), 'page layer')
         # Without a weight, the counts.
         out, _ = run(['--folded', dat])
         eq(out, ''.join('%s %d\n' % kv for kv in sorted([
@@ -269,10 +297,13 @@ def tests_profile(r, kallsyms):
                  defs_tests.KALLSYMS32.encode(), defs_tests.TO32)):
             path = kmem_trace(ks, os.path.join(r.tmp, 'kmem_%s.dat' % name),
                               ls, bo, to)
-            out, _ = run(['--folded', '-w', 'bytes', path])
+            out, _ = run(['--folded', '-w', 'bytes', '-l', 'slab', path])
             eq(out, ''.join('%s %d\n' % kv for kv in sorted([
-                (UNRES, 32), (folded(S2), 16384), (folded(S3), 4224),
-                (folded(S4), 64), (folded(S1), 256)])), name)
+                (UNRES, 32), (folded(S3), 128), (folded(S4), 64),
+                (folded(S1), 256)])), name)
+            out, _ = run(['--folded', '-w', 'bytes', '-l', 'page', path])
+            eq(out, ''.join('%s %d\n' % kv for kv in sorted([
+                (folded(S2), 16384), (folded(S3), 4096)])), name + ' page')
     r.check('profile_folded_other_kernels', other_kernels)
 
     tests_pprof(r, run, dat)
@@ -324,9 +355,13 @@ def tests_pprof(r, run, dat):
         head, types, samples = parse_raw(go_pprof(r, ['-raw', path]))
         # The window 20..50 us: kmem_cache_alloc at 20 (S1), kmalloc at
         # 40 (S3) and 50 (X3).
-        eq(head, ['PeriodType: events count', 'Period: 1',
-                  'Time: 1970-01-01 03:25:45.00002 +0000 UTC',
-                  'Duration: 30µs'], 'header')
+        # No time (the trace clock counts from boot, not from 1970):
+        # the window and each CPU's span are in the comments.
+        eq(head, ['Comment: %s: window from %s to %s s (trace clock)'
+                  % (dat, us(20), us(50))] +
+           ['Comment: ' + x[2:] for x in cpu_lines()] +
+           ['PeriodType: events count', 'Period: 1', 'Duration: 30µs'],
+           'header')
         eq(types, ['events/count', 'bytes/bytes', 'bytes_req/bytes'],
            'sample types')
         eq(samples, sorted([([1, 192, 192], [NAME[f] for f in S1]),
@@ -336,27 +371,30 @@ def tests_pprof(r, run, dat):
     r.check('profile_pprof_raw', raw)
 
     def top():
-        run(['-w', 'bytes', '--pprof', path, dat])
+        path_dat = dat
+        run(['-w', 'bytes', '--layer', 'page', '--pprof', path, dat])
         out = go_pprof(r, ['-top', '-sample_index=bytes', '-nodefraction=0',
                         '-unit=B', path])
+        # The comments first: the window, and each CPU's span.
         lines = out.splitlines()
-        eq(lines[:5], ['Type: bytes',
-                       'Time: Jan 1, 1970 at 3:25am (UTC)',
-                       'Duration: 70us, Total samples = 20960B ',
-                       'Showing nodes accounting for 20960B, 100% of '
-                       '20960B total',
+        eq(lines[:3], ['%s: window from %s to %s s (trace clock)'
+                       % (path_dat, us(10), us(80))] +
+           [x[2:] for x in cpu_lines()], 'comments')
+        lines = lines[3:]
+        eq(lines[:4], ['Type: bytes',
+                       'Duration: 70us, Total samples = 20480B ',
+                       'Showing nodes accounting for 20480B, 100% of '
+                       '20480B total',
                        '      flat  flat%   sum%        cum   cum%'],
            'header')
         # The leaves own it all (flat); the callers only through them.
         rows = {' '.join(f[5:]): (f[0], f[3])
-                for f in (line.split() for line in lines[5:])}
-        eq(rows, {'baz': ('16384B', '20608B'),
-                  'modfn': ('4224B', '4224B'),
-                  '_stext': ('256B', '16640B'),
-                  'foo_bar': ('64B', '320B'),
-                  UNRES: ('32B', '32B')}, 'flat and cum')
+                for f in (line.split() for line in lines[4:])}
+        eq(rows, {'baz': ('16384B', '20480B'),
+                  'modfn': ('4096B', '4096B'),
+                  '_stext': ('0', '16384B')}, 'flat and cum')
         out = go_pprof(r, ['-top', '-sample_index=events', path])
-        assert 'Total samples = 7 ' in out, out
+        assert 'Total samples = 2 ' in out, out
     r.check('profile_pprof_top', top)
 
 
@@ -370,7 +408,7 @@ def tests_bad(r, run, dat, kallsyms):
         ('missing_argument', [dat, '--from'],
          "option '--from' needs an argument"),
         ('two_outputs', ['--folded', '--top', '3', dat],
-         '--top, --folded and --pprof exclude each other'),
+         '--top, --folded, --pprof and --svg exclude each other'),
         ('no_trace', [], 'expected one TRACE.DAT'),
         ('weight_nobody_has', ['-w', 'nosuch', dat],
          'no event with a stack has the field nosuch'),

@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import defs_tests  # noqa: E402
+import inuse_tests  # noqa: E402
 import outfile_tests  # noqa: E402
 import profile_tests  # noqa: E402
 import smapgen as g  # noqa: E402
@@ -1010,6 +1011,7 @@ def main():
         tests_trace_cmd(r)
         defs_tests.run(r, KALLSYMS)
         profile_tests.run(r, KALLSYMS)
+        inuse_tests.run(r, KALLSYMS)
         outfile_tests.run(r, KALLSYMS)
         svg_tests.run(r)
         tests_large(r)
