@@ -38,7 +38,7 @@
 #define NOTE_MAX	140
 #define SPAN_LABEL_MAX	40
 /* Below it, a float is taken for its nearest integer. */
-#define EPSILON		1e-9
+#define EPSILON		(1.0 / 1000000000)
 /* The width of a digit of the 12 pixel font, a little more. */
 #define DIGIT_W		8
 
@@ -470,9 +470,11 @@ static void put_time_axis(FILE *f, const struct svg_chart *c,
 		double x = svg_chart_x(c, t);
 		uint64_t div = 1;
 
-		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
+		fprintf(f,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
 			x, x, g->plot_y, bottom);
-		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000000\"/>\n",
+		fprintf(f,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000000\"/>\n",
 			x, x, bottom, bottom + 4);
 		if (c->raw) {
 			snprintf(label, sizeof(label), "%" PRIu64, t);
@@ -511,7 +513,8 @@ static void put_lost(FILE *f, const struct svg_chart *c,
 		x1 = svg_chart_x(c, s->to);
 		if (x1 - x0 < 1)
 			x1 = x0 + 1;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#606060\" fill-opacity=\"0.35\"><title>",
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#606060\" fill-opacity=\"0.35\"><title>",
 			x0, g->plot_y, x1 - x0, g->plot_h);
 		put_text(f, s->label ? s->label : "lost", NOTE_MAX);
 		fputs("</title></rect>\n", f);
@@ -533,8 +536,9 @@ static void put_peak_line(FILE *f, const struct svg_chart *c,
 {
 	long px = (long)(svg_chart_x(c, c->peak_t) + 0.5);
 
-	fprintf(f, "<line x1=\"%ld\" x2=\"%ld\" y1=\"%d\" y2=\"%d\" stroke=\"" PEAK_COLOUR "\" stroke-width=\"2\"/>\n",
-		px, px, PEAK_LABEL_Y - 12, g->plot_y + g->plot_h);
+	fprintf(f,
+		"<line x1=\"%ld\" x2=\"%ld\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+		px, px, PEAK_LABEL_Y - 12, g->plot_y + g->plot_h, PEAK_COLOUR);
 }
 
 /* Its label, beside the line's top, on the side with more room. */
@@ -548,7 +552,8 @@ static void put_peak_label(FILE *f, const struct svg_chart *c,
 
 	format_time(c, c->peak_t, when, sizeof(when));
 	format_value(c, c->peak_v, true, what, sizeof(what));
-	fprintf(f, "<text x=\"%ld\" y=\"%d\" text-anchor=\"%s\" font-weight=\"bold\">peak %s: %s</text>\n",
+	fprintf(f,
+		"<text x=\"%ld\" y=\"%d\" text-anchor=\"%s\" font-weight=\"bold\">peak %s: %s</text>\n",
 		right ? px + 5 : px - 5, PEAK_LABEL_Y,
 		right ? "start" : "end", when, what);
 }
@@ -616,7 +621,8 @@ int svg_chart_write(FILE *f, const struct svg_chart *c)
 	fputs("</title>\n", f);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
 		W, H);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">",
 		W / 2, TITLE_Y);
 	put_text(f, c->title, TITLE_MAX);
 	fputs("</text>\n", f);

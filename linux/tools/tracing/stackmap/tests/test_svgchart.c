@@ -70,8 +70,10 @@ static const struct svg_series series[] = {
 	  NR_A, ta, va },
 	{ "alloc_pages_mpol <- pipe_write & co <- vfs_write <- ksys_write",
 	  NR_B, tb, vb },
-	{ "kmem_cache_alloc <- \"<dentry>\" <- d_alloc_parallel <- __lookup_slow <- walk_component <- link_path_walk <- path_lookupat <- filename_lookup <- vfs_statx",
-	  NR_C, tc, vc },
+	{
+		"kmem_cache_alloc <- \"<dentry>\" <- d_alloc_parallel <- __lookup_slow <- walk_component <- link_path_walk <- path_lookupat <- filename_lookup <- vfs_statx",
+		NR_C, tc, vc
+	},
 	{ "other stacks", NR_O, to, vo },
 };
 
