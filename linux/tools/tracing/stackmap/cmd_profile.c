@@ -818,9 +818,10 @@ void prof_print_spans(struct profile *p, FILE *f, const char *prefix,
 			for (g = 0; g < c->nr_gaps; g++)
 				if (!c->gaps[g].from)
 					fprintf(f, ", lost what came before");
-			if (c->nr_gaps > (c->nr_gaps && !c->gaps[0].from))
-				fprintf(f, ", dropped events %d times",
-					c->nr_gaps - !c->gaps[0].from);
+			g = c->nr_gaps - (c->nr_gaps && !c->gaps[0].from);
+			if (g)
+				fprintf(f, ", dropped events %d time%s", g,
+					g > 1 ? "s" : "");
 			fputc('\n', f);
 		}
 	}

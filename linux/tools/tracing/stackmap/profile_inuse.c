@@ -329,14 +329,14 @@ static void print_apart(struct inuse *in, int layer, FILE *f,
 	fmt_time(in->p, a, sizeof(a), in->from);
 	if (s->unknown_frees)
 		fprintf(f,
-			"%s%s layer, not in the table: %llu frees of %s that no allocation since %s holds (allocated before it, or by a path the kernel does not trace)\n",
-			prefix, prof_layer_name(layer),
-			(unsigned long long)s->unknown_frees, unit, a);
+			"%s%s layer, not in the table: frees of %s that no allocation since %s holds (allocated before it, or by a path the kernel does not trace): %llu\n",
+			prefix, prof_layer_name(layer), unit, a,
+			(unsigned long long)s->unknown_frees);
 	if (s->reused_objects)
 		fprintf(f,
-			"%s%s layer, not in the table: %llu %s (%llu bytes) allocated again at their address before a free of it: their free is not in the trace\n",
-			prefix, prof_layer_name(layer),
-			(unsigned long long)s->reused_objects, unit,
+			"%s%s layer, not in the table: %s allocated again at their address before a free of it (their free is not in the trace): %llu (%llu bytes)\n",
+			prefix, prof_layer_name(layer), unit,
+			(unsigned long long)s->reused_objects,
 			(unsigned long long)s->reused_bytes);
 	if (s->unsure_objects) {
 		fmt_time(in->p, b, sizeof(b), s->unsure_gap.to);
@@ -344,15 +344,15 @@ static void print_apart(struct inuse *in, int layer, FILE *f,
 			prof_window_format(&in->p->win, c, sizeof(c),
 					   s->unsure_gap.from);
 		fprintf(f,
-			"%s%s layer, not in the table: %llu %s (%llu bytes) held, but allocated before cpu%d %s%s%s %s: their free may be in what it lost\n",
-			prefix, prof_layer_name(layer),
-			(unsigned long long)s->unsure_objects, unit,
-			(unsigned long long)s->unsure_bytes,
+			"%s%s layer, not in the table: %s held but allocated before cpu%d %s%s%s %s (their free may be in what it lost): %llu (%llu bytes)\n",
+			prefix, prof_layer_name(layer), unit,
 			s->unsure_gap.cpu,
 			s->unsure_gap.from ? "dropped events from " :
 					     "lost its events before",
 			s->unsure_gap.from ? c : "",
-			s->unsure_gap.from ? " to" : "", b);
+			s->unsure_gap.from ? " to" : "", b,
+			(unsigned long long)s->unsure_objects,
+			(unsigned long long)s->unsure_bytes);
 	}
 }
 
