@@ -40,15 +40,21 @@ kpath=/usr/bin:$PATH
 
 # apt_retry CMD...: run an apt-get command, again after 15, 30 and 45 s
 # if it fails: a Debian mirror being synced serves index files whose size
-# is not yet the one its Release file gives, for a few minutes.
+# is not yet the one its Release file gives, for a few minutes. Its
+# output, hundreds of lines, goes to $out/apt.log rather than into the
+# log of make run or make test; the end of it is shown when it fails.
 apt_retry() {
-	local try
-	for try in 1 2 3; do
-		"$@" && return 0
+	local try log=$out/apt.log
+	mkdir -p "$out"
+	echo "  APT     ${*:2} (output in $log)"
+	for try in 1 2 3 4; do
+		echo "# $(date -u +%FT%TZ) $*" >> "$log"
+		"$@" >> "$log" 2>&1 && return 0
+		tail -n 5 "$log" | sed 's/^/          /' >&2
+		[ "$try" -lt 4 ] || return 1
 		echo "  APT     '$*' failed; again in $((15 * try)) s" >&2
 		sleep $((15 * try))
 	done
-	"$@"
 }
 
 series_out() {
