@@ -574,10 +574,12 @@ static int add_sample(struct profile *p, struct prof_stack *key,
 
 /*
  * The frames the tracepoint itself adds on top of the stack of the
- * code it traces: the event's trace_event_raw_event_*() and what
- * recorded the stack. The allocator, or its caller, is the leaf.
+ * code it traces: the event's trace_<event>() where the compiler kept
+ * it out of line, its trace_event_raw_event_*() and what recorded the
+ * stack. The allocator, or its caller, is the leaf.
  */
-static bool is_tracing_frame(struct tep_handle *tep, uint64_t ip)
+static bool is_tracing_frame(struct tep_handle *tep, uint64_t ip,
+			     const char *event)
 {
 	static const char * const prefixes[] = {
 		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
@@ -591,6 +593,8 @@ static bool is_tracing_frame(struct tep_handle *tep, uint64_t ip)
 
 	if (!tep_find_function_info(tep, ip, &name, &start, &size))
 		return false;
+	if (event && !strncmp(name, "trace_", 6) && !strcmp(name + 6, event))
+		return true;
 	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
@@ -598,13 +602,14 @@ static bool is_tracing_frame(struct tep_handle *tep, uint64_t ip)
 }
 
 static void trim_stack(struct profile *p, struct tep_handle *tep,
-		       struct prof_stack *key)
+		       struct prof_stack *key, const char *event)
 {
 	uint32_t n = 0;
 
 	if (p->all_frames)
 		return;
-	while (n + 1 < key->depth && is_tracing_frame(tep, key->addrs[n]))
+	while (n + 1 < key->depth &&
+	       is_tracing_frame(tep, key->addrs[n], event))
 		n++;
 	if (!n)
 		return;
@@ -616,7 +621,7 @@ static void trim_stack(struct profile *p, struct tep_handle *tep,
 
 void prof_stack_key(struct profile *p, struct td_buffer *b,
 		    struct tep_event *ev, struct tep_record *rec,
-		    struct prof_stack *key)
+		    const char *event, struct prof_stack *key)
 {
 	const struct smap_stack *st;
 	uint32_t id;
@@ -625,7 +630,7 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 	key->addrs = p->addrs;
 	if (td_is_event(ev, STACKEVENT_FULL)) {
 		key->depth = read_full_stack(p, ev, rec);
-		trim_stack(p, ev->tep, key);
+		trim_stack(p, ev->tep, key, event);
 		return;
 	}
 	if (stackevent_read_id(ev, rec, &id)) {
@@ -637,7 +642,7 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 			key->depth = st->depth;
 			memcpy(p->addrs, st->addrs,
 			       st->depth * sizeof(st->addrs[0]));
-			trim_stack(p, ev->tep, key);
+			trim_stack(p, ev->tep, key, event);
 		} else {
 			key->unresolved = true;
 			key->id = id;
@@ -649,12 +654,12 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 
 /* The stack that follows the pending event of a CPU. */
 static int take_stack(struct profile *p, struct td_buffer *b,
-		      struct prof_pending *pend, struct tep_event *ev,
-		      struct tep_record *rec)
+		      struct prof_type *t, struct prof_pending *pend,
+		      struct tep_event *ev, struct tep_record *rec)
 {
 	struct prof_stack key;
 
-	prof_stack_key(p, b, ev, rec, &key);
+	prof_stack_key(p, b, ev, rec, t->event->name, &key);
 	return add_sample(p, &key, pend);
 }
 
@@ -681,7 +686,7 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	switch (pend->fate) {
 	case PROF_COUNTS:
 		t->counted = true;
-		if (take_stack(p, b, pend, ev, record)) {
+		if (take_stack(p, b, t, pend, ev, record)) {
 			prof_nomem();
 			return -1;
 		}
@@ -699,7 +704,28 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	return 0;
 }
 
-/* Pass 2: pair each event with the stack that follows it on its CPU. */
+struct prof_pending *prof_push(struct prof_cpu *c, struct prof_pending *out)
+{
+	struct prof_pending *pend;
+
+	out->type = NULL;
+	if (c->nr == PROF_NEST) {
+		*out = c->v[0];
+		memmove(c->v, c->v + 1, (PROF_NEST - 1) * sizeof(c->v[0]));
+		c->nr--;
+	}
+	pend = &c->v[c->nr++];
+	memset(pend, 0, sizeof(*pend));
+	pend->op = -1;
+	return pend;
+}
+
+struct prof_pending *prof_pop(struct prof_cpu *c)
+{
+	return c->nr ? &c->v[--c->nr] : NULL;
+}
+
+/* Pass 2: pair each event with the stack that the kernel wrote for it. */
 static int profile_record(struct tracecmd_input *handle,
 			  struct tep_record *record, int cpu, void *data)
 {
@@ -707,23 +733,24 @@ static int profile_record(struct tracecmd_input *handle,
 	struct tep_handle *tep = tracecmd_get_tep(handle);
 	struct tep_event *ev = tep_find_event_by_record(tep, record);
 	struct profile *p = data;
-	struct prof_pending *pend;
+	struct prof_pending *pend, out;
 	struct prof_type *t;
+	struct prof_cpu *c;
 
 	/* record->cpu: libtracecmd's @cpu may count all buffers' CPUs. */
 	if (record->cpu < 0 || record->cpu >= p->nr_cpus)
 		return 0;
-	pend = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
+	c = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
 	if (td_is_event(ev, STACKEVENT_DEF))
 		return 0;
 	if (td_is_event(ev, STACKEVENT_ID) ||
 	    td_is_event(ev, STACKEVENT_FULL)) {
 		p->nr_stack_events++;
-		if (!pend->type)
+		pend = prof_pop(c);
+		if (!pend || !pend->type)
 			return 0;
 		return pending_stack(p, b, pend, ev, record);
 	}
-	drop_pending(p, pend);
 	if (!ev)
 		return 0;
 	t = prof_find_type(p, ev);
@@ -731,6 +758,8 @@ static int profile_record(struct tracecmd_input *handle,
 		prof_nomem();
 		return -1;
 	}
+	pend = prof_push(c, &out);
+	drop_pending(p, &out);
 	pend->type = t;
 	if (!t->selected || record->ts < p->from || record->ts > p->to)
 		pend->fate = PROF_IGNORED;
@@ -1316,7 +1345,8 @@ static int profile(struct profile *p)
 					    p) < 0)
 			goto out;
 	for (i = 0; i < p->td.nr_bufs * p->nr_cpus; i++)
-		drop_pending(p, &p->pending[i]);
+		while (p->pending[i].nr)
+			drop_pending(p, prof_pop(&p->pending[i]));
 	ret = check_result(p);
 	if (ret)
 		goto out;

@@ -49,13 +49,37 @@ enum prof_fate {
 	PROF_BAD,		/* its record ends before a weight */
 };
 
-/* The last event of a CPU, waiting for its stack. */
+/* An event of a CPU, waiting for its stack. */
 struct prof_pending {
 	struct prof_type *type;	/* NULL: none */
 	enum prof_fate fate;
 	int64_t w[PROF_MAX_WEIGHTS];
 	long op;		/* --inuse: the allocation's op, or -1 */
 };
+
+/*
+ * The events of a CPU waiting for their stacks, the latest on top. The
+ * kernel writes an event's stack after the event is committed, with
+ * interrupts on: an interrupt's events and their stacks may come in
+ * between, nested as the contexts were (task, softirq, irq, NMI), so a
+ * stack belongs to the latest event still waiting. An event that never
+ * gets a stack (nesting too deep for the kernel to record one, an
+ * event of a tracer that records none) stays until pushed out.
+ */
+#define PROF_NEST		8
+
+struct prof_cpu {
+	int nr;
+	struct prof_pending v[PROF_NEST];
+};
+
+/*
+ * A new waiting event on @c; the oldest is pushed out into *@out (its
+ * type NULL if none) when @c is full.
+ */
+struct prof_pending *prof_push(struct prof_cpu *c, struct prof_pending *out);
+/* The latest waiting event of @c, taken off, or NULL. */
+struct prof_pending *prof_pop(struct prof_cpu *c);
 
 /* A distinct stack and its sums. */
 struct prof_stack {
@@ -105,7 +129,7 @@ struct profile {
 
 	struct prof_type **types;	/* each its own: pending points to it */
 	int nr_types;
-	struct prof_pending *pending;	/* [buffer * nr_cpus + cpu] */
+	struct prof_cpu *pending;	/* [buffer * nr_cpus + cpu] */
 	int nr_cpus;
 	struct prof_stack **stacks;	/* open addressing, NULL: free */
 	size_t nr_stacks, cap;
@@ -133,11 +157,12 @@ bool prof_is_numeric(struct tep_format_field *f);
 struct prof_type *prof_find_type(struct profile *p, struct tep_event *ev);
 /*
  * The stack of a kernel_stack_id or kernel_stack record, into @key
- * (its frames in p->addrs): an id resolved by the definitions of @b.
+ * (its frames in p->addrs): an id resolved by the definitions of @b,
+ * the frames of the tracepoint of @event (the event's name) dropped.
  */
 void prof_stack_key(struct profile *p, struct td_buffer *b,
 		    struct tep_event *ev, struct tep_record *rec,
-		    struct prof_stack *key);
+		    const char *event, struct prof_stack *key);
 /* The stack equal to @key, made on first use; NULL if out of memory. */
 struct prof_stack *prof_intern(struct profile *p, struct prof_stack *key);
 void prof_format_frame(char *buf, size_t len, struct tep_handle *tep,

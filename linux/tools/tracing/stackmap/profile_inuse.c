@@ -142,34 +142,41 @@ static int inuse_record(struct tracecmd_input *handle,
 							record);
 	struct inuse *in = data;
 	struct profile *p = in->p;
-	struct prof_pending *pend;
+	struct prof_pending *pend, out;
 	struct prof_stack key, *st;
 	struct prof_type *t;
+	struct prof_cpu *c;
 	struct mem_op op;
 	long idx;
 	int ret;
 
 	if (record->cpu < 0 || record->cpu >= p->nr_cpus)
 		return 0;
-	pend = &p->pending[record->cpu];
+	c = &p->pending[record->cpu];
 	if (td_is_event(ev, STACKEVENT_DEF))
 		return 0;
 	if (td_is_event(ev, STACKEVENT_ID) ||
 	    td_is_event(ev, STACKEVENT_FULL)) {
 		p->nr_stack_events++;
-		if (pend->op < 0)
+		pend = prof_pop(c);
+		if (!pend || pend->op < 0)
 			return 0;
-		prof_stack_key(p, b, ev, record, &key);
+		prof_stack_key(p, b, ev, record, pend->type->event->name,
+			       &key);
 		st = prof_intern(p, &key);
 		if (!st)
 			goto nomem;
 		p->ops.v[pend->op].stack = st->idx;
-		pend->op = -1;
 		return 0;
 	}
-	/* An allocation that met no stack keeps "[no stack]". */
-	pend->op = -1;
-	if (!ev || !prof_mem_kind(ev->system, ev->name))
+	if (!ev)
+		return 0;
+	/*
+	 * Every event waits for its stack, so that a stack goes to its
+	 * own event; an allocation that meets none keeps "[no stack]".
+	 */
+	pend = prof_push(c, &out);
+	if (!prof_mem_kind(ev->system, ev->name))
 		return 0;
 	t = prof_find_type(p, ev);
 	if (!t)
@@ -184,8 +191,10 @@ static int inuse_record(struct tracecmd_input *handle,
 		goto nomem;
 	if (op.layer < MEM_NR_LAYERS)
 		p->has_layer[op.layer] = true;
-	if (!op.is_free)
+	if (!op.is_free) {
 		pend->op = idx;
+		pend->type = t;
+	}
 	return 0;
 nomem:
 	prof_nomem();
@@ -714,8 +723,9 @@ static int find_instant(struct inuse *in)
 		return bad("--inuse %s is before the replay's start, %s",
 			   instant(in, b, sizeof(b)), a);
 	if (in->at > p->to) {
-		fmt_time(p, b, sizeof(b), p->to);
-		return bad("--inuse is after the replay's end, %s", b);
+		fmt_time(p, a, sizeof(a), p->to);
+		return bad("--inuse %s is after the replay's end, %s",
+			   instant(in, b, sizeof(b)), a);
 	}
 	in->last = mem_ops_find(&p->ops, in->at + 1);
 	if (in->at == UINT64_MAX)
@@ -760,7 +770,7 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 	struct inuse in = { .p = p };
 	struct prof_stack key = { 0 }, *st;
 	struct td_buffer *b;
-	int i, ret;
+	int ret;
 
 	ret = pick_buffer(p);
 	if (ret)
@@ -777,8 +787,6 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 		return EXIT_FAILURE;
 	}
 	in.no_stack = st->idx;
-	for (i = 0; i <= p->nr_cpus; i++)
-		p->pending[i].op = -1;
 	if (tracecmd_iterate_events(h[p->buf], NULL, 0, inuse_record,
 				    &in) < 0)
 		return EXIT_FAILURE;

@@ -26,6 +26,7 @@ KALLSYMS = b"""ffffffff81000000 T _stext
 ffffffff81000100 t foo_bar
 ffffffff81000200 T baz
 ffffffff81000300 T trace_event_raw_event_kmalloc
+ffffffff81000340 T trace_kmalloc
 ffffffff81000380 T __kmalloc_noprof
 ffffffff81000400 T pipe_write
 ffffffff81000500 D last_text
@@ -34,12 +35,14 @@ ffffffffc0002000 t modend\t[mymod]
 """
 A0, A1, A3 = 0xffffffff81000010, 0xffffffff81000123, 0xffffffff81000205
 A2 = 0xffffffffc0001000
-TP, KM, PW = 0xffffffff81000310, 0xffffffff81000390, 0xffffffff81000420
+TP, TK = 0xffffffff81000310, 0xffffffff81000350
+KM, PW = 0xffffffff81000390, 0xffffffff81000420
 NAME = {A0: '_stext', A1: 'foo_bar', A2: 'modfn', A3: 'baz', TP:
-        'trace_event_raw_event_kmalloc', KM: '__kmalloc_noprof',
-        PW: 'pipe_write'}
-# Stacks, innermost first; S1 starts with the tracepoint's frame.
-S1, S2, S3, S4 = [TP, KM, A0, A1], [A3, A0], [A2, A3], [A1]
+        'trace_event_raw_event_kmalloc', TK: 'trace_kmalloc',
+        KM: '__kmalloc_noprof', PW: 'pipe_write'}
+# Stacks, innermost first; S1 starts with the tracepoint's frames: its
+# raw event, and trace_kmalloc() where the compiler kept it a function.
+S1, S2, S3, S4 = [TP, TK, KM, A0, A1], [A3, A0], [A2, A3], [A1]
 X1, X2, X3 = (g.make_id(0x2a5a5, i, 14) for i in (1, 2, 3))
 P = 0xffff888004000000
 PAGE = m.PAGE
@@ -118,7 +121,8 @@ def mixed_trace(path, lose_cpu1=False, drop_cpu0=False):
 def sym(f):
     return {A0: '_stext+0x10/0x100', A1: 'foo_bar+0x23/0x100',
             A2: 'modfn+0x100/0x1100', A3: 'baz+0x5/0x100',
-            TP: 'trace_event_raw_event_kmalloc+0x10/0x80',
+            TP: 'trace_event_raw_event_kmalloc+0x10/0x40',
+            TK: 'trace_kmalloc+0x10/0x40',
             KM: '__kmalloc_noprof+0x10/0x80',
             PW: 'pipe_write+0x20/0x100'}[f]
 
@@ -163,7 +167,7 @@ def run(r, kallsyms):
         # The tracepoint's own frame is not the leaf: the allocator is.
         eq(got['slab'], [(1, 1024, [sym(f) for f in S4]),
                          (1, 192, [sym(f) for f in S3]),
-                         (1, 128, [sym(f) for f in S1[1:]])], 'slab rows')
+                         (1, 128, [sym(f) for f in S1[2:]])], 'slab rows')
         eq(heads['page'], '4 pages (%d bytes) held at %s s; 5 pages (%d '
            'bytes) allocated from %s s' % (4 * PAGE, us(95), 5 * PAGE,
                                            us(10)), 'page total')
@@ -220,7 +224,7 @@ def run(r, kallsyms):
         out, _ = prof(['--inuse', us(95), '--folded', '-l', 'slab', dat])
         eq(out, ''.join('%s %d\n' % (';'.join(NAME[f] for f in
                                               reversed(s)), b)
-                        for s, b in ((S4, 1024), (S3, 192), (S1[1:], 128))),
+                        for s, b in ((S4, 1024), (S3, 192), (S1[2:], 128))),
            'folded')
     r.check('inuse_layers_apart', layers_apart)
 
@@ -356,6 +360,30 @@ def run(r, kallsyms):
         assert len(colours) >= 8, '%d colours: blank?' % len(colours)
     r.check('inuse_svg_peak_in_chromium', picture)
 
+    def nested():
+        # An interrupt's events and their stacks come between an event
+        # and its own stack: each stack goes to the latest event still
+        # waiting for one, in the window of events and in the replay.
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_alloc(at(10), 0, pfn=0x400)
+        t.kmem_alloc(at(11), 'kmalloc', 96, ptr=P + 0x500)
+        t.stack_def(at(11), X1, S4)
+        t.stack_id(at(11), X1)
+        t.kfree(at(12), P + 0x600)
+        t.stack_def(at(12), X2, S3)
+        t.stack_id(at(12), X2)
+        t.stack_def(at(13), X3, [PW, A0])
+        t.stack_id(at(13), X3)
+        path = os.path.join(r.tmp, 'nested.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(13), path])
+        got, _ = rows(out)
+        eq(got['page'], [(1, PAGE, [sym(PW), sym(A0)])], 'the page')
+        eq(got['slab'], [(1, 96, [sym(A1)])], 'the interrupt\'s object')
+        out, _ = prof(['-l', 'page', '-w', 'bytes', '--folded', path])
+        eq(out, '_stext;pipe_write %d\n' % PAGE, 'window')
+    r.check('inuse_nested_stacks', nested)
+
     def bad():
         cases = [
             (['--inuse', 'never', dat],
@@ -366,6 +394,9 @@ def run(r, kallsyms):
             (['--inuse', us(5), '--from', us(10), dat],
              '--inuse %s s is before the replay\'s start, %s s'
              % (us(5), us(10))),
+            (['--inuse', us(101), dat],
+             "--inuse %s s is after the replay's end, %s s"
+             % (us(101), us(100))),
             (['--layer', 'heap', dat],
              "--layer 'heap': not a layer: slab (objects) or page (pages)"),
             (['--svg', 'x.svg', dat], '--svg needs --inuse'),
