@@ -84,7 +84,7 @@ STACKMAP_TOOLS=$tools/build python3 "$root/vm/run-report.py" "$out/raw" "$out" |
 peak_boot() { # on|off OPTIONS
 	VM_KUNIT_GLOB=none "$root/vm/run-qemu.sh" peak "$out/peak-$1" \
 		trace_clock=mono trace_options="$2" \
-		trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc \
+		trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free \
 		trace_buf_size="${peak_kb}K" "vm.peak=$peak_pipes,50,50" ||
 		{ echo "make run: the peak guest failed; see $out/peak-$1/console.log" >&2; return 1; }
 	"$root/vm/console-check.sh" "$out/peak-$1/console.log" ||

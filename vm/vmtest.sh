@@ -40,7 +40,7 @@ pid=$!
 # reads its times from.
 "$root/vm/run-qemu.sh" boottest "$out/boottest" trace_clock=mono \
 	trace_options=stackmap,stacktrace trace_stackmap_size=16384 \
-	trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc \
+	trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free \
 	trace_buf_size=8M &
 pid2=$!
 wait $pid
@@ -237,16 +237,19 @@ tracecmd_results stalled "$tc/stalled.check" lost-events two-pass-resolve \
 	plugin-after-drop equals-stack_map own-buffer
 
 # make run's memory peak, made in the boot traced from the command line
-# (vm/guest/peak-run.sh) into buffers it does not fill, and profiled
-# here: the top stack by bytes is the peak's own, pipe_write(), with one
-# page per pipe (vm/peak-report.py --check): results $step:peak:CHECK.
+# (vm/guest/peak-run.sh) into buffers it does not fill, and found here in
+# the trace alone: at the peak, pipe_write()'s stacks hold one page per
+# pipe, and none once the pipes are closed (vm/peak-report.py --check):
+# results $step:peak:CHECK.
 pk=$out/peak
 rm -rf "$pk"
 mkdir -p "$pk"
 sed -n '/^PEAK-BEGIN$/,/^PEAK-END$/p' "$out/ktap.txt" | sed '1d;$d' |
 	base64 -d 2>/dev/null | tar -xzf - -C "$pk" 2>/dev/null
 STACKMAP_TOOLS=$plugins "$root/vm/peak-report.py" --check "$pk" > "$pk/check.txt" 2>&1
-for check in received top-stack-is-pipe_write one-page-per-pipe pprof-has-pipe_write; do
+for check in received peak-found-in-trace pipe_write-holds-one-page-per-pipe \
+	pipe_write-holds-none-after layers-apart pprof-inuse_space-pipe_write \
+	svg-written; do
 	status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$pk/check.txt" | head -1)
 	record "${status:-FAIL}" "$step:peak:$check"
 done
