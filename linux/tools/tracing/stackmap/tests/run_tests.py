@@ -8,6 +8,7 @@ Appends one "PASS tools:<name>" or "FAIL tools:<name>" line per test to
 here (tests/smapgen.py), in both byte orders.
 """
 import argparse
+import importlib
 import json
 import os
 import re
@@ -21,11 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import defs_tests  # noqa: E402
-import inuse_tests  # noqa: E402
-import outfile_tests  # noqa: E402
-import profile_tests  # noqa: E402
 import smapgen as g  # noqa: E402
-import svg_tests  # noqa: E402
 
 ORDERS = (('le', '<'), ('be', '>'))
 A0 = 0xffffffff81000010          # _stext+0x10
@@ -115,6 +112,16 @@ TRACE_T = """# tracer: nop
             bash-1234    [001] d..2.   12.7: sched_switch: prev_comm=bash
             bash-1234    [001] d..2.   12.7: <stack_id {r1}>"""
 TRACE = TRACE_T.format(**BASE.ids())
+
+
+def test_modules():
+    """The test modules of the commands, tests/*_tests.py, each with
+    run(r, kallsyms): the patch that adds a command adds its module,
+    and this runner runs every module it finds."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [importlib.import_module(name[:-3])
+            for name in sorted(os.listdir(here))
+            if name.endswith('_tests.py') and name != 'run_tests.py']
 
 
 class Runner:
@@ -1009,11 +1016,8 @@ def main():
         tests_snapshot(r)
         tests_plugin(r)
         tests_trace_cmd(r)
-        defs_tests.run(r, KALLSYMS)
-        profile_tests.run(r, KALLSYMS)
-        inuse_tests.run(r, KALLSYMS)
-        outfile_tests.run(r, KALLSYMS)
-        svg_tests.run(r)
+        for module in test_modules():
+            module.run(r, KALLSYMS)
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)

@@ -378,5 +378,5 @@ def tests_svg(r):
     r.check('svg_chromium_peak_line', peak_line)
 
 
-def run(r):
+def run(r, kallsyms=None):
     tests_svg(r)
