@@ -5,13 +5,14 @@
  * stacks allocated the memory behind a peak, from kmem events traced with
  * options/stackmap.
  *
- * The kernel writes the stack of an event right after it on the same
- * CPU: a kernel_stack_id (its definition, if new, between the two), or
- * the full kernel_stack when the depot is full. The file is read twice
- * through libtracecmd, as report reads it (tracedat.c): the first pass
- * learns every buffer's definitions, the second pairs each event with
- * the stack that follows it on its CPU and resolves an id with the
- * definition in force at the time of the id.
+ * The kernel writes the stack of an event after it on the same CPU, in
+ * the same context: a kernel_stack_id (its definition, if new, between
+ * the two), or the full kernel_stack when the depot is full; an
+ * interrupt's events may come in between (prof_take()). The file is
+ * read twice through libtracecmd, as report reads it (tracedat.c): the
+ * first pass learns every buffer's definitions, the second pairs each
+ * event with its stack and resolves an id with the definition in force
+ * at the time of the id.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -61,7 +62,8 @@ static const char profile_help[] =
 	"  -i, --inuse T|peak    the memory held at T, or at the peak of the\n"
 	"                        layer (of --layer, else page): allocations not\n"
 	"                        freed by then, matched by address to the frees\n"
-	"                        (kfree, kmem_cache_free; mm_page_free), by\n"
+	"                        (kfree, kmem_cache_free; mm_page_free, or\n"
+	"                        mm_page_free_batched without it), by\n"
 	"                        allocation stack, one table per layer; replayed\n"
 	"                        from --from, by default from the oldest time\n"
 	"                        that every CPU still holds, up to --to\n"
@@ -616,7 +618,6 @@ static void trim_stack(struct profile *p, struct tep_handle *tep,
 	memmove(key->addrs, key->addrs + n,
 		(key->depth - n) * sizeof(key->addrs[0]));
 	key->depth -= n;
-	p->nr_trimmed++;
 }
 
 void prof_stack_key(struct profile *p, struct td_buffer *b,
@@ -664,8 +665,8 @@ static int take_stack(struct profile *p, struct td_buffer *b,
 }
 
 /*
- * An event that met no stack before the next event of its CPU: counted
- * if --event selected it (by default, only events with stacks are).
+ * An event that got no stack: counted if --event selected it (by
+ * default, only events with stacks are).
  */
 static void drop_pending(struct profile *p, struct prof_pending *pend)
 {
@@ -704,25 +705,54 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	return 0;
 }
 
-struct prof_pending *prof_push(struct prof_cpu *c, struct prof_pending *out)
+uint64_t prof_context(struct tep_handle *tep, struct tep_record *rec)
+{
+	const uint8_t *d = rec->data;
+
+	/* common_flags and common_preempt_count, as every event has them. */
+	if (rec->size < 4)
+		return 0;
+	return d[2] | d[3] << 8 | (uint64_t)(uint32_t)tep_data_pid(tep, rec) << 16;
+}
+
+struct prof_pending *prof_push(struct profile *p, struct prof_cpu *c,
+			       uint64_t ctx, prof_drop_fn drop)
 {
 	struct prof_pending *pend;
 
-	out->type = NULL;
 	if (c->nr == PROF_NEST) {
-		*out = c->v[0];
+		if (drop)
+			drop(p, &c->v[0]);
 		memmove(c->v, c->v + 1, (PROF_NEST - 1) * sizeof(c->v[0]));
 		c->nr--;
 	}
 	pend = &c->v[c->nr++];
 	memset(pend, 0, sizeof(*pend));
 	pend->op = -1;
+	pend->ctx = ctx;
 	return pend;
 }
 
-struct prof_pending *prof_pop(struct prof_cpu *c)
+struct prof_pending *prof_take(struct profile *p, struct prof_cpu *c,
+			       uint64_t ctx, prof_drop_fn drop)
 {
-	return c->nr ? &c->v[--c->nr] : NULL;
+	int i = c->nr;
+
+	while (i > 0 && c->v[i - 1].ctx != ctx)
+		i--;
+	if (!i)
+		return NULL;
+	while (drop && c->nr > i)
+		drop(p, &c->v[--c->nr]);
+	c->nr = i - 1;
+	return &c->v[i - 1];
+}
+
+void prof_clear(struct profile *p, struct prof_cpu *c, prof_drop_fn drop)
+{
+	while (drop && c->nr > 0)
+		drop(p, &c->v[--c->nr]);
+	c->nr = 0;
 }
 
 /* Pass 2: pair each event with the stack that the kernel wrote for it. */
@@ -733,24 +763,29 @@ static int profile_record(struct tracecmd_input *handle,
 	struct tep_handle *tep = tracecmd_get_tep(handle);
 	struct tep_event *ev = tep_find_event_by_record(tep, record);
 	struct profile *p = data;
-	struct prof_pending *pend, out;
+	struct prof_pending *pend;
 	struct prof_type *t;
 	struct prof_cpu *c;
+	uint64_t ctx;
 
 	/* record->cpu: libtracecmd's @cpu may count all buffers' CPUs. */
 	if (record->cpu < 0 || record->cpu >= p->nr_cpus)
 		return 0;
 	c = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
-	if (td_is_event(ev, STACKEVENT_DEF))
+	if (record->missed_events)
+		prof_clear(p, c, drop_pending);
+	if (td_is_event(ev, STACKEVENT_DEF) || td_is_event(ev, STACKEVENT_USER))
 		return 0;
+	ctx = prof_context(tep, record);
 	if (td_is_event(ev, STACKEVENT_ID) ||
 	    td_is_event(ev, STACKEVENT_FULL)) {
 		p->nr_stack_events++;
-		pend = prof_pop(c);
+		pend = prof_take(p, c, ctx, drop_pending);
 		if (!pend || !pend->type)
 			return 0;
 		return pending_stack(p, b, pend, ev, record);
 	}
+	pend = prof_push(p, c, ctx, drop_pending);
 	if (!ev)
 		return 0;
 	t = prof_find_type(p, ev);
@@ -758,8 +793,6 @@ static int profile_record(struct tracecmd_input *handle,
 		prof_nomem();
 		return -1;
 	}
-	pend = prof_push(c, &out);
-	drop_pending(p, &out);
 	pend->type = t;
 	if (!t->selected || record->ts < p->from || record->ts > p->to)
 		pend->fate = PROF_IGNORED;
@@ -1345,8 +1378,7 @@ static int profile(struct profile *p)
 					    p) < 0)
 			goto out;
 	for (i = 0; i < p->td.nr_bufs * p->nr_cpus; i++)
-		while (p->pending[i].nr)
-			drop_pending(p, prof_pop(&p->pending[i]));
+		prof_clear(p, &p->pending[i], drop_pending);
 	ret = check_result(p);
 	if (ret)
 		goto out;

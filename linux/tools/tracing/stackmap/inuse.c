@@ -30,10 +30,9 @@ long mem_ops_add(struct mem_ops *ops, const struct mem_op *op)
 }
 
 /*
- * libtracecmd hands each buffer's events over in time order; an op
- * waits for nothing, so they come sorted but for ties and for the
- * buffers of several instances. An insertion sort is stable and quick
- * on nearly sorted input; a merge sort takes the rest.
+ * libtracecmd hands a buffer's events over in time order, so the ops
+ * come sorted, unless a CPU's clock went backwards: then a stable merge
+ * sort puts them in order, ops of one time as they came.
  */
 static void merge_sort(struct mem_op *v, struct mem_op *tmp, size_t n)
 {
@@ -107,6 +106,7 @@ struct held {
 	uint64_t ts;
 	uint64_t bytes;
 	uint32_t stack;
+	uint32_t run;	/* the first page of an allocation: its pages */
 	bool used;
 };
 
@@ -232,15 +232,19 @@ static int replay_op(struct replay *r, const struct mem_op *op)
 	struct mem_layer_sum *sum = &r->sum[op->layer];
 	struct held_tab *tab = &r->held[op->layer];
 	struct mem_use *u = NULL;
+	uint32_t i, nr = op->nr;
 	struct held *h;
-	uint32_t i;
 
 	if (op->layer >= MEM_NR_LAYERS)
 		return 0;
-	sum->nr_ops++;
 	if (!op->is_free && op->stack < r->nr_stacks && r->use[op->layer])
 		u = &r->use[op->layer][op->stack];
-	for (i = 0; i < op->nr; i++) {
+	/* A free of the allocation that starts there, whatever its size. */
+	if (!nr) {
+		h = held_find(tab, op->addr);
+		nr = h && h->run ? h->run : 1;
+	}
+	for (i = 0; i < nr; i++) {
 		h = held_find(tab, op->addr + i);
 		if (op->is_free) {
 			if (h)
@@ -259,6 +263,7 @@ static int replay_op(struct replay *r, const struct mem_op *op)
 			return -1;
 		h->ts = op->ts;
 		h->bytes = op->bytes;
+		h->run = i ? 0 : op->nr;
 		h->stack = op->stack < r->nr_stacks ? op->stack : 0;
 		sum->total.inuse_objects++;
 		sum->total.inuse_bytes += op->bytes;
@@ -301,13 +306,12 @@ static const struct mem_gap *last_gap(const struct mem_gap *gaps,
 }
 
 int mem_inuse(const struct mem_ops *ops, size_t first, size_t last,
-	      uint32_t nr_stacks, const struct mem_gap *gaps, int nr_gaps,
-	      struct mem_inuse *res)
+	      uint64_t at, uint32_t nr_stacks, const struct mem_gap *gaps,
+	      int nr_gaps, struct mem_inuse *res)
 {
 	struct replay r = { .nr_stacks = nr_stacks };
 	const struct mem_gap *gap;
 	struct mem_use *u;
-	uint64_t at;
 	size_t i;
 	int l, ret = -1;
 
@@ -322,7 +326,6 @@ int mem_inuse(const struct mem_ops *ops, size_t first, size_t last,
 	for (i = first; i < last; i++)
 		if (replay_op(&r, &ops->v[i]))
 			goto out;
-	at = last > first ? ops->v[last - 1].ts : 0;
 	gap = last_gap(gaps, nr_gaps, at);
 	for (l = 0; l < MEM_NR_LAYERS; l++) {
 		res->sum[l] = r.sum[l];
@@ -365,6 +368,9 @@ int mem_find_peak(const struct mem_ops *ops, size_t first, size_t last,
 			replay_free(&r);
 			return -1;
 		}
+		/* Ops of one time happen at once: no instant between them. */
+		if (i + 1 < last && ops->v[i + 1].ts == ops->v[i].ts)
+			continue;
 		if (!t->inuse_bytes || (peak->found &&
 					t->inuse_bytes <= peak->bytes))
 			continue;

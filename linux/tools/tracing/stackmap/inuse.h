@@ -43,7 +43,9 @@ enum mem_layer {
  * @bytes: of an allocation: the object's bytes_alloc, or the bytes of
  *	one page (the page size); unused for a free
  * @stack: of an allocation: the index of its stack
- * @nr: 1 for a slab object; the pages (1 << order) for the page layer
+ * @nr: 1 for a slab object; the pages (1 << order) for the page layer;
+ *	0 for a free of the allocation that starts at @addr, whatever its
+ *	size (mm_page_free_batched, which has no order)
  * @layer: enum mem_layer
  * @is_free: a free, else an allocation
  * @cpu: the CPU that traced it
@@ -100,7 +102,6 @@ struct mem_use {
  *	no allocation of the replay held
  * @reused_objects, @reused_bytes: allocations dropped because their
  *	address was allocated again before a free of it
- * @nr_ops: the layer's allocations and frees replayed
  */
 struct mem_layer_sum {
 	struct mem_use total;
@@ -108,7 +109,6 @@ struct mem_layer_sum {
 	struct mem_gap unsure_gap;
 	uint64_t unknown_frees;
 	uint64_t reused_objects, reused_bytes;
-	uint64_t nr_ops;
 };
 
 /**
@@ -125,19 +125,21 @@ struct mem_inuse {
 
 /*
  * Replay ops[@first, @last) and sum what is held after the last of
- * them, by stack, each allocation's stack below @nr_stacks; @gaps, the
- * parts of the trace that CPUs lost, make memory unsure. 0, or -1 if
- * out of memory. mem_inuse_free() frees @res either way.
+ * them, at the instant @at, by stack, each allocation's stack below
+ * @nr_stacks; @gaps, the parts of the trace that CPUs lost, make
+ * memory unsure where one begins before @at. 0, or -1 if out of
+ * memory. mem_inuse_free() frees @res either way.
  */
 int mem_inuse(const struct mem_ops *ops, size_t first, size_t last,
-	      uint32_t nr_stacks, const struct mem_gap *gaps, int nr_gaps,
-	      struct mem_inuse *res);
+	      uint64_t at, uint32_t nr_stacks, const struct mem_gap *gaps,
+	      int nr_gaps, struct mem_inuse *res);
 void mem_inuse_free(struct mem_inuse *res);
 
 /**
  * struct mem_peak - the highest total of a layer in a replay
  * @found: the layer held memory at some point of the replay
- * @index: the op after which the total was highest first
+ * @index: the op after which the total was highest first (the last
+ *	op of its time: ops of one time happen at once)
  * @ts: its time
  * @bytes, @objects: the layer's total then
  */

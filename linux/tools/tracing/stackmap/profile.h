@@ -22,6 +22,8 @@
 
 /* The full stack an event falls back to when the depot is full. */
 #define STACKEVENT_FULL		"kernel_stack"
+/* The user stack options/userstacktrace writes after the kernel's. */
+#define STACKEVENT_USER		"user_stack"
 /* Frames kept of a full stack: a ring-buffer page of 4-byte longs. */
 #define PROF_MAX_DEPTH		1024U
 
@@ -49,22 +51,28 @@ enum prof_fate {
 	PROF_BAD,		/* its record ends before a weight */
 };
 
+struct profile;
+
 /* An event of a CPU, waiting for its stack. */
 struct prof_pending {
 	struct prof_type *type;	/* NULL: none */
 	enum prof_fate fate;
 	int64_t w[PROF_MAX_WEIGHTS];
 	long op;		/* --inuse: the allocation's op, or -1 */
+	uint64_t ctx;		/* its context: prof_context() */
 };
 
 /*
  * The events of a CPU waiting for their stacks, the latest on top. The
  * kernel writes an event's stack after the event is committed, with
  * interrupts on: an interrupt's events and their stacks may come in
- * between, nested as the contexts were (task, softirq, irq, NMI), so a
- * stack belongs to the latest event still waiting. An event that never
- * gets a stack (nesting too deep for the kernel to record one, an
- * event of a tracer that records none) stays until pushed out.
+ * between, nested as the contexts were (task, softirq, irq, NMI). The
+ * stack's entry carries its event's context (the same trace_ctx: the
+ * common flags and preempt count, and the pid), so a stack goes to the
+ * latest waiting event of its context; the events above that one never
+ * got a stack (an event of a tracer that records none, nesting too
+ * deep for the kernel to record one) and are dropped. A CPU's events
+ * lost by the ring buffer take the waiting events' stacks with them.
  */
 #define PROF_NEST		8
 
@@ -73,13 +81,24 @@ struct prof_cpu {
 	struct prof_pending v[PROF_NEST];
 };
 
+typedef void (*prof_drop_fn)(struct profile *p, struct prof_pending *pend);
+
+/* The context of @rec that its stack's entry shares. */
+uint64_t prof_context(struct tep_handle *tep, struct tep_record *rec);
 /*
- * A new waiting event on @c; the oldest is pushed out into *@out (its
- * type NULL if none) when @c is full.
+ * A new waiting event of context @ctx on @c; the oldest goes to @drop
+ * (if not NULL) when @c is full.
  */
-struct prof_pending *prof_push(struct prof_cpu *c, struct prof_pending *out);
-/* The latest waiting event of @c, taken off, or NULL. */
-struct prof_pending *prof_pop(struct prof_cpu *c);
+struct prof_pending *prof_push(struct profile *p, struct prof_cpu *c,
+			       uint64_t ctx, prof_drop_fn drop);
+/*
+ * The latest waiting event of context @ctx, taken off @c with the
+ * events above it (to @drop); NULL, and @c as it was, if none waits.
+ */
+struct prof_pending *prof_take(struct profile *p, struct prof_cpu *c,
+			       uint64_t ctx, prof_drop_fn drop);
+/* Every waiting event of @c, to @drop: its CPU lost events. */
+void prof_clear(struct profile *p, struct prof_cpu *c, prof_drop_fn drop);
 
 /* A distinct stack and its sums. */
 struct prof_stack {
@@ -95,7 +114,6 @@ struct prof_stack {
 	uint64_t *addrs;	/* innermost first */
 };
 
-struct profile;
 typedef int (*prof_fill_fn)(struct profile *p, struct tep_handle *tep,
 			    struct pprof *pp);
 
@@ -124,8 +142,8 @@ struct profile {
 	uint64_t inuse_at;
 	int buf;			/* the buffer replayed */
 	struct mem_ops ops;
-	unsigned long long nr_mem_bad, nr_zero_ptr, nr_batched_dropped;
-	bool has_page_free, has_layer[MEM_NR_LAYERS];
+	unsigned long long nr_mem_bad, nr_batched_dropped;
+	bool has_page_free, has_layer[MEM_NR_LAYERS], has_alloc[MEM_NR_LAYERS];
 
 	struct prof_type **types;	/* each its own: pending points to it */
 	int nr_types;
@@ -137,7 +155,7 @@ struct profile {
 	uint64_t addrs[PROF_MAX_DEPTH];
 
 	unsigned long long nr_stack_events, nr_samples, nr_unresolved;
-	unsigned long long nr_no_stack, nr_unweighed, nr_bad, nr_trimmed;
+	unsigned long long nr_no_stack, nr_unweighed, nr_bad;
 	uint32_t first_unresolved;
 	struct prof_type *first_unweighed;
 	uint64_t total_events;

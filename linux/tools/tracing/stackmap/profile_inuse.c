@@ -104,10 +104,8 @@ static int make_op(struct inuse *in, struct prof_type *t,
 	switch (t->mem) {
 	case PROF_MEM_SLAB_ALLOC:
 	case PROF_MEM_SLAB_FREE:
-		if ((uint64_t)addr <= INUSE_NO_OBJECT) {
-			in->p->nr_zero_ptr++;
+		if ((uint64_t)addr <= INUSE_NO_OBJECT)
 			return 0;
-		}
 		if (size < 0)
 			return -1;
 		op->layer = MEM_SLAB;
@@ -125,9 +123,15 @@ static int make_op(struct inuse *in, struct prof_type *t,
 	op->nr = 1U << size;
 	op->bytes = in->p->page_size;
 	op->is_free = t->mem != PROF_MEM_PAGE_ALLOC;
-	/* Kept apart until the trace tells whether it is a duplicate. */
-	if (t->mem == PROF_MEM_PAGE_FREE_BATCHED)
+	/*
+	 * Kept apart until the trace tells whether it is a duplicate; it
+	 * frees the allocation that starts at its pfn (free_unref_folios()
+	 * frees folios of any order it keeps per CPU).
+	 */
+	if (t->mem == PROF_MEM_PAGE_FREE_BATCHED) {
 		op->layer = MEM_NR_LAYERS;
+		op->nr = 0;
+	}
 	if (t->mem == PROF_MEM_PAGE_FREE)
 		in->p->has_page_free = true;
 	return 1;
@@ -142,23 +146,27 @@ static int inuse_record(struct tracecmd_input *handle,
 							record);
 	struct inuse *in = data;
 	struct profile *p = in->p;
-	struct prof_pending *pend, out;
+	struct prof_pending *pend;
 	struct prof_stack key, *st;
 	struct prof_type *t;
 	struct prof_cpu *c;
 	struct mem_op op;
+	uint64_t ctx;
 	long idx;
 	int ret;
 
 	if (record->cpu < 0 || record->cpu >= p->nr_cpus)
 		return 0;
 	c = &p->pending[record->cpu];
-	if (td_is_event(ev, STACKEVENT_DEF))
+	if (record->missed_events)
+		prof_clear(p, c, NULL);
+	if (td_is_event(ev, STACKEVENT_DEF) || td_is_event(ev, STACKEVENT_USER))
 		return 0;
+	ctx = prof_context(in->tep, record);
 	if (td_is_event(ev, STACKEVENT_ID) ||
 	    td_is_event(ev, STACKEVENT_FULL)) {
 		p->nr_stack_events++;
-		pend = prof_pop(c);
+		pend = prof_take(p, c, ctx, NULL);
 		if (!pend || pend->op < 0)
 			return 0;
 		prof_stack_key(p, b, ev, record, pend->type->event->name,
@@ -169,14 +177,12 @@ static int inuse_record(struct tracecmd_input *handle,
 		p->ops.v[pend->op].stack = st->idx;
 		return 0;
 	}
-	if (!ev)
-		return 0;
 	/*
 	 * Every event waits for its stack, so that a stack goes to its
 	 * own event; an allocation that meets none keeps "[no stack]".
 	 */
-	pend = prof_push(c, &out);
-	if (!prof_mem_kind(ev->system, ev->name))
+	pend = prof_push(p, c, ctx, NULL);
+	if (!ev || !prof_mem_kind(ev->system, ev->name))
 		return 0;
 	t = prof_find_type(p, ev);
 	if (!t)
@@ -191,6 +197,8 @@ static int inuse_record(struct tracecmd_input *handle,
 		goto nomem;
 	if (op.layer < MEM_NR_LAYERS)
 		p->has_layer[op.layer] = true;
+	if (op.layer < MEM_NR_LAYERS && !op.is_free)
+		p->has_alloc[op.layer] = true;
 	if (!op.is_free) {
 		pend->op = idx;
 		pend->type = t;
@@ -224,8 +232,15 @@ static void settle_batched(struct profile *p)
  */
 static uint64_t held_by_all(const struct td_buffer *b, uint64_t first)
 {
-	uint64_t start = first;
+	uint64_t start = UINT64_MAX;
 	int cpu;
+
+	/* The buffer's own first event, not the first of all buffers. */
+	for (cpu = 0; cpu < b->nr_cpus; cpu++)
+		if (b->cpus[cpu].nr_records && b->cpus[cpu].first_ts < start)
+			start = b->cpus[cpu].first_ts;
+	if (start == UINT64_MAX || start < first)
+		start = first;
 
 	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
 		const struct td_cpu *c = &b->cpus[cpu];
@@ -596,7 +611,7 @@ static int write_svg(struct inuse *in)
 	struct svg_chart c = { 0 };
 	struct smap_outfile out;
 	uint32_t *v, top[INUSE_SVG_STACKS];
-	int k, nr = 0, ret = EXIT_FAILURE;
+	int k, nr = 0, fd, err, ret = EXIT_FAILURE;
 	long n, r;
 	FILE *f;
 
@@ -656,10 +671,17 @@ static int write_svg(struct inuse *in)
 	c.lost = lost;
 	if (smap_outfile_open(&out, in->p->svg, "stackmap: profile"))
 		goto free;
-	f = fdopen(dup(smap_outfile_fd(&out)), "w");
-	if (!f || svg_chart_write(f, &c) || fclose(f)) {
+	/* A stream of its own: the outfile keeps its descriptor. */
+	fd = dup(smap_outfile_fd(&out));
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f && fd >= 0)
+		close(fd);
+	err = !f || svg_chart_write(f, &c) ? errno ?: EIO : 0;
+	if (f && fclose(f) && !err)
+		err = errno ?: EIO;
+	if (err) {
 		fprintf(stderr, "stackmap: profile: %s: %s\n", in->p->svg,
-			strerror(errno ?: EIO));
+			strerror(err));
 		smap_outfile_abort(&out);
 		goto free;
 	}
@@ -688,9 +710,11 @@ static int check_layer(struct inuse *in)
 		in->layer = p->layer;
 		return 0;
 	}
-	in->layer = p->has_layer[MEM_PAGE] ? MEM_PAGE : MEM_SLAB;
-	if (p->output == PROF_TOP || !p->has_layer[MEM_PAGE] ||
-	    !p->has_layer[MEM_SLAB])
+	/* The pages, which hold everything else, if the trace has any. */
+	in->layer = p->has_alloc[MEM_PAGE] || !p->has_alloc[MEM_SLAB] ?
+		    MEM_PAGE : MEM_SLAB;
+	if (p->output == PROF_TOP || !p->has_alloc[MEM_PAGE] ||
+	    !p->has_alloc[MEM_SLAB])
 		return 0;
 	return bad("%s: %s", what[p->output],
 		   "the trace holds slab objects and the pages they are carved from, never added up: choose --layer slab or --layer page");
@@ -700,6 +724,7 @@ static int check_layer(struct inuse *in)
 static int find_instant(struct inuse *in)
 {
 	struct profile *p = in->p;
+	uint64_t slack, given;
 	char a[40], b[48];
 
 	fmt_time(p, a, sizeof(a), in->from);
@@ -719,14 +744,19 @@ static int find_instant(struct inuse *in)
 		return 0;
 	}
 	in->at = p->inuse_at;
+	/* The time as given, before the events printed at it are taken in. */
+	slack = p->win.raw ? 0 : prof_time_slack(p->time_args[4]);
+	given = slack ? in->at - (slack - 1) : in->at;
 	if (in->at < in->from)
 		return bad("--inuse %s is before the replay's start, %s",
 			   instant(in, b, sizeof(b)), a);
-	if (in->at > p->to) {
+	if (given > p->to) {
 		fmt_time(p, a, sizeof(a), p->to);
 		return bad("--inuse %s is after the replay's end, %s",
 			   instant(in, b, sizeof(b)), a);
 	}
+	if (in->at > p->to)
+		in->at = p->to;
 	in->last = mem_ops_find(&p->ops, in->at + 1);
 	if (in->at == UINT64_MAX)
 		in->last = p->ops.nr;
@@ -813,8 +843,8 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 	if (ret)
 		return ret;
 	if (make_gaps(&in, b) ||
-	    mem_inuse(&p->ops, in.first, in.last, p->nr_stacks, in.gaps,
-		      in.nr_gaps, &in.res)) {
+	    mem_inuse(&p->ops, in.first, in.last, in.at, p->nr_stacks,
+		      in.gaps, in.nr_gaps, &in.res)) {
 		prof_nomem();
 		ret = EXIT_FAILURE;
 		goto out;

@@ -382,7 +382,125 @@ def run(r, kallsyms):
         eq(got['slab'], [(1, 96, [sym(A1)])], 'the interrupt\'s object')
         out, _ = prof(['-l', 'page', '-w', 'bytes', '--folded', path])
         eq(out, '_stext;pipe_write %d\n' % PAGE, 'window')
+        # An interrupt's event that gets no stack is skipped: a stack
+        # goes to the latest waiting event of its own context (the
+        # common flags and preempt count its entry shares with it).
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_alloc(at(10), 0, pfn=0x400)
+        t.flags, t.preempt = 0x08, 0x11
+        t.kfree(at(11), P + 0x600)
+        t.kmem_alloc(at(12), 'kmalloc', 96, ptr=P + 0x500)
+        t.stack_def(at(12), X1, S4)
+        t.stack_id(at(12), X1)
+        t.flags, t.preempt = 0, 1
+        t.stack_def(at(13), X3, [PW, A0])
+        t.stack_id(at(13), X3)
+        path = os.path.join(r.tmp, 'nested2.dat')
+        t.write(path)
+        got, _ = rows(prof(['--inuse', us(13), path])[0])
+        eq(got['page'], [(1, PAGE, [sym(PW), sym(A0)])], 'the page')
+        eq(got['slab'], [(1, 96, [sym(A1)])], 'the interrupt\'s object')
+        # A CPU's lost events take the waiting events' stacks with them:
+        # the first stack after the loss is not the page's (which is
+        # unsure anyway: its free may be in the loss).
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_alloc(at(10), 0, pfn=0x400)
+        t.lose_events()
+        t.stack_def(at(20), X3, [PW, A0])
+        t.stack_id(at(20), X3)
+        path = os.path.join(r.tmp, 'nested3.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(20), '--from', us(10), '--all-frames',
+                       '--folded', '-l', 'page', path])
+        eq(out, '', 'after a loss')
+        out, _ = prof(['--inuse', us(20), '--from', us(10), path])
+        assert 'pages held but allocated before cpu0 dropped events' in out, \
+            out
     r.check('inuse_nested_stacks', nested)
+
+    def instants():
+        # Ops of one time happen at once: no peak between them. At 20 us
+        # CPU 0 allocates a page while CPU 1 frees one; at 30 us the
+        # layer holds two pages, its first peak.
+        t = m.TraceDat(KALLSYMS, cpus=2)
+        t.page_alloc(at(10), 0, pfn=0x100)
+        t.stack_def(at(10), X1, [PW, A0])
+        t.stack_id(at(10), X1)
+        t.page_alloc(at(20), 0, pfn=0x200)
+        t.stack_id(at(20), X1)
+        t.page_free(at(20), 0x100, 0, cpu=1)
+        t.page_alloc(at(30), 0, pfn=0x300)
+        t.stack_id(at(30), X1)
+        path = os.path.join(r.tmp, 'ties.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', 'peak', path])
+        assert out.startswith('# %s: in use at %s s, the peak of the page '
+                              'layer: %d bytes in 2 pages;' % (
+                                  path, us(30), 2 * PAGE)), out
+        # The time of the last event, as trace-cmd report prints it.
+        out, _ = prof(['--inuse', us(30)[:-3], path])
+        eq(rows(out)[0]['page'][0][:2], (2, 2 * PAGE), 'at the last event')
+        # A loss that begins before the instant makes what was held
+        # before it unsure, though no allocation or free follows it.
+        t = m.TraceDat(KALLSYMS, cpus=2)
+        t.page_alloc(at(10), 0, pfn=0x100)
+        t.stack_def(at(10), X1, [PW, A0])
+        t.stack_id(at(10), X1)
+        t.kfree(at(20), 0, cpu=1)
+        t.lose_events(cpu=1)
+        t.kfree(at(60), 0, cpu=1)
+        path = os.path.join(r.tmp, 'gap.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(30), '-l', 'page', path])
+        assert 'pages held but allocated before cpu1 dropped events from ' \
+            '%s to %s s' % (us(20), us(60)) in out, out
+        # Without mm_page_free, mm_page_free_batched frees the whole
+        # allocation at its pfn (free_unref_folios() frees folios of
+        # any order it keeps per CPU).
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_alloc(at(10), 2, pfn=0x100)
+        t.stack_def(at(10), X1, [PW, A0])
+        t.stack_id(at(10), X1)
+        t.page_alloc(at(20), 0, pfn=0x200)
+        t.stack_id(at(20), X1)
+        t.page_free_batched(at(30), 0x100)
+        path = os.path.join(r.tmp, 'batched.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(30), path])
+        eq(rows(out)[0]['page'], [(1, PAGE, [sym(PW), sym(A0)])],
+           'batched free of an order-2 folio')
+        # A trace of slab allocations and page frees: the peak is the
+        # slab layer's, the only one that allocated.
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_free(at(5), 0x100, 0)
+        t.kmem_alloc(at(10), 'kmalloc', 64, ptr=P)
+        t.stack_def(at(10), X1, S4)
+        t.stack_id(at(10), X1)
+        path = os.path.join(r.tmp, 'slabonly.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', 'peak', '--folded', path])
+        eq(out, 'foo_bar 64\n', 'the slab layer\'s peak')
+    r.check('inuse_instants', instants)
+
+    def instance():
+        # --instance replays that buffer from its own first event.
+        t = m.TraceDat(KALLSYMS, cpus=1, buffers=('foo',))
+        t.kfree(at(5), 0)
+        t.page_alloc(at(10), 0, pfn=0x100, buf='foo')
+        t.stack_def(at(10), X1, [PW, A0], buf='foo')
+        t.stack_id(at(10), X1, buf='foo')
+        path = os.path.join(r.tmp, 'instance.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', 'peak', '--instance', 'foo', path])
+        assert out.startswith('# %s: in use at %s s, the peak of the page '
+                              'layer: %d bytes in 1 pages; replayed from %s '
+                              's, instance foo' % (path, us(10), PAGE,
+                                                   us(10))), out
+        eq(rows(out)[0]['page'], [(1, PAGE, [sym(PW), sym(A0)])], 'rows')
+        # The top buffer has no allocation.
+        out, err = prof(['--inuse', 'peak', path], 2)
+        assert 'no allocation or free events of kmem' in err, err
+    r.check('inuse_instance', instance)
 
     def bad():
         cases = [

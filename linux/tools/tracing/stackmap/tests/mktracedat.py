@@ -225,6 +225,7 @@ class TraceDat:
         self.buffers = {name: [[] for _ in range(cpus)]
                         for name in ('',) + tuple(buffers)}
         self.missed = set()
+        self.flags, self.preempt = 0, 1
         # The formats the events need beyond kfree's and the stack ids'.
         self.kmem_used = set()
         self.full_stacks = False
@@ -235,7 +236,11 @@ class TraceDat:
         events.append((ts, payload))
 
     def common(self, etype, pid):
-        return struct.pack(self.bo + 'HBBi', etype, 0, 1, pid)
+        """The common fields; self.flags and self.preempt, the context
+        of the events added next (0x08: a hard interrupt), as the kernel
+        writes them from trace_ctx for an event and for its stack."""
+        return struct.pack(self.bo + 'HBBi', etype, self.flags,
+                           self.preempt, pid)
 
     def kfree(self, ts, ptr, cpu=0, buf='', pid=1234,
               call_site=0xffffffff81000205):
