@@ -577,19 +577,53 @@ out:
 	return ret;
 }
 
-/* "leaf <- caller <- ..." of a stack's first frames, for a legend. */
+/* The allocators' own functions, which every stack of a layer shares. */
+static bool is_allocator(const char *name)
+{
+	static const char * const prefixes[] = {
+		"__alloc_pages", "alloc_pages", "__folio_alloc", "folio_alloc",
+		"alloc_slab_page", "allocate_slab", "new_slab", "___slab_alloc",
+		"__slab_alloc", "slab_alloc", "kmem_cache_alloc", "__kmalloc",
+		"kmalloc", "__kvmalloc", "kvmalloc", "get_page_from_freelist",
+		"rmqueue", "__do_kmalloc", "___kmalloc_large", "__kmalloc_large",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * A stack for a legend: the leaf, the allocator's function its caller
+ * called, and the first two callers outside the allocator, which tell
+ * the stacks of one layer apart.
+ */
 static char *legend_name(struct inuse *in, const struct prof_stack *st)
 {
 	char sym[512], *s = NULL;
+	uint32_t i, j, last;
 	size_t len = 0;
-	uint32_t i;
 	FILE *f = open_memstream(&s, &len);
 
 	if (!f)
 		return NULL;
 	if (prof_frameless(st, sym, sizeof(sym)))
 		fputs(sym, f);
-	for (i = 0; i < st->depth && i < 4; i++) {
+	for (j = 1; j < st->depth; j++) {
+		prof_format_frame(sym, sizeof(sym), in->tep, st->addrs[j],
+				  false);
+		if (!is_allocator(sym))
+			break;
+	}
+	last = j + 2 < st->depth ? j + 2 : st->depth;
+	for (i = 0; i < last; i++) {
+		if (i && i + 1 < j) {
+			if (i == 1)
+				fputs(" <- ...", f);
+			continue;
+		}
 		prof_format_frame(sym, sizeof(sym), in->tep, st->addrs[i],
 				  false);
 		fprintf(f, "%s%s", i ? " <- " : "", sym);
