@@ -53,14 +53,15 @@ def secs(ns):
 
 
 def profile(d, *args):
-    cmd = [tool(), "profile", *args, os.path.join(d, "peak.dat")]
+    cmd = [tool(), "profile", *args,
+           os.path.relpath(os.path.join(d, "peak.dat"))]
     return cmd, subprocess.run(cmd, capture_output=True, text=True)
 
 
 def shown(cmd):
-    """The command as a user in the run's folder would type it."""
-    return "stackmap " + " ".join(os.path.basename(a) if os.sep in a else a
-                                  for a in cmd[1:])
+    """The command as the user would type it where make run ran: the
+    CLI is built, not installed, so it is named by its path."""
+    return " ".join(os.path.relpath(a) if os.sep in a else a for a in cmd)
 
 
 def known_bytes(d, inuse, *args):
@@ -101,11 +102,13 @@ def report(label, d, out=None):
     print(f"  The peak found in the trace is {where}; {KNOWN}() holds "
           f"{held // PAGE} of the {p['pipes']} pages its pipes hold.")
     after, cmd, res = known_bytes(d, secs(p["end"]))
-    print(f"  After the pipes closed ({shown(cmd)}): {KNOWN}() holds "
-          f"{after // PAGE} pages.")
-    if res.stderr.strip():
-        for line in res.stderr.strip().splitlines():
-            print("  " + line)
+    print(f"  After the pipes closed ({shown(cmd)}):")
+    if res.returncode:
+        after = None
+    else:
+        print(f"  {KNOWN}() holds {after // PAGE} pages.")
+    for line in res.stderr.strip().splitlines():
+        print("  " + line)
     return held, after, t
 
 
@@ -249,19 +252,20 @@ def main():
             print(f"peak-report: {what}: " + res.stderr.strip(),
                   file=sys.stderr)
             return 1
-    print(f"The stackmap boot's peak as a heap profile: {pb}")
+    print(f"The stackmap boot's peak as a heap profile: {os.path.relpath(pb)}")
     go = shutil.which("go")
     if go:
         top = subprocess.run([go, "tool", "pprof", "-top", "-cum",
                               "-sample_index=inuse_space", "-nodecount=12",
                               pb], capture_output=True, text=True)
         print("  $ go tool pprof -top -cum -sample_index=inuse_space "
-              "-nodecount=12 peak.pb.gz")
+              f"-nodecount=12 {os.path.relpath(pb)}")
         for line in top.stdout.splitlines():
             print("  " + line)
-    print(f"The pages in use over time, by stack, the peak marked: {svg}")
-    tools = os.environ.get("STACKMAP_TOOLS", "")
-    dat = os.path.join(on, "peak.dat")
+    print("The pages in use over time, by stack, the peak marked: "
+          f"{os.path.relpath(svg)}")
+    tools = os.path.relpath(os.environ.get("STACKMAP_TOOLS", "."))
+    dat = os.path.relpath(os.path.join(on, "peak.dat"))
     print()
     print("Ask it yourself (the CLI and plugin are built, not installed):")
     print(f"  {tools}/stackmap profile --inuse peak {dat}")
