@@ -12,8 +12,9 @@
 # which the workload is stopped, 1-600, default 60), REDEFINE (the
 # stackmap session's stack_map_redefine, 0-100, default the kernel's).
 # Then the memory peak (vm/peak-report.py): two more boots traced from
-# the kernel command line, kmem events with their stacks, stackmap on and
-# off, into PEAK_KB per CPU (64-65536, default 4096), which the everyday
+# the kernel command line, kmem allocations and frees with their stacks,
+# stackmap on and off, into PEAK_KB per CPU (64-65536, default 8192: the
+# stackmap boot holds the peak, the other does not), which the everyday
 # workload wraps before and after a peak of PEAK_PIPES pipes holding a
 # page each (1-100000, default 4000).
 # Writes out/run/ (x86_64) or out/run-ARCH/.
@@ -28,7 +29,7 @@ events=${EVENTS:-kmem:kmem_cache_alloc,sched:sched_switch}
 duration=${DURATION:-60}
 workload=${WORKLOAD:-}
 redefine=${REDEFINE:-}
-peak_kb=${PEAK_KB:-4096}
+peak_kb=${PEAK_KB:-8192}
 peak_pipes=${PEAK_PIPES:-4000}
 
 die() {
