@@ -53,28 +53,80 @@ static void merge_sort(struct mem_op *v, struct mem_op *tmp, size_t n)
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
+/*
+ * Ops of one time on several CPUs happened in no known order, but each
+ * CPU's in its own: a CPU's free and another's allocation of the same
+ * address at one nanosecond are a free, then the address given out
+ * again. Order the ops of one time so, each CPU's kept in its order:
+ * while some CPU's next op is a free, take it first.
+ */
+static void order_ties(struct mem_op *v, size_t n, struct mem_op *tmp)
+{
+	size_t i, k, taken = 0;
+	bool *done = calloc(n, sizeof(*done));
+
+	if (!done)
+		return;
+	while (taken < n) {
+		size_t pick = n;
+
+		/* The CPUs' next ops: the first not taken of each CPU. */
+		for (i = 0; i < n && pick == n; i++) {
+			if (done[i] || !v[i].is_free)
+				continue;
+			for (k = 0; k < i; k++)
+				if (!done[k] && v[k].cpu == v[i].cpu)
+					break;
+			if (k == i)
+				pick = i;
+		}
+		for (i = 0; pick == n && i < n; i++)
+			if (!done[i])
+				pick = i;
+		done[pick] = true;
+		tmp[taken++] = v[pick];
+	}
+	memcpy(v, tmp, n * sizeof(*v));
+	free(done);
+}
+
+static void order_all_ties(struct mem_ops *ops, struct mem_op *tmp)
+{
+	size_t a, b, i;
+
+	for (a = 0; a < ops->nr; a = b) {
+		bool cpus = false;
+
+		for (b = a + 1; b < ops->nr && ops->v[b].ts == ops->v[a].ts; b++)
+			cpus |= ops->v[b].cpu != ops->v[a].cpu;
+		for (i = a; cpus && i < b; i++)
+			if (ops->v[i].is_free)
+				break;
+		if (cpus && i < b)
+			order_ties(ops->v + a, b - a, tmp);
+	}
+}
+
 void mem_ops_sort(struct mem_ops *ops)
 {
-	struct mem_op *tmp;
-	size_t i;
+	struct mem_op *tmp = malloc((ops->nr + 1) * sizeof(*tmp));
+	size_t i, j;
 
 	for (i = 1; i < ops->nr; i++)
 		if (ops->v[i].ts < ops->v[i - 1].ts)
 			break;
-	if (i >= ops->nr)
-		return;
-	tmp = malloc(ops->nr * sizeof(*tmp));
 	if (tmp) {
-		merge_sort(ops->v, tmp, ops->nr);
+		if (i < ops->nr)
+			merge_sort(ops->v, tmp, ops->nr);
+		order_all_ties(ops, tmp);
 		free(tmp);
 		return;
 	}
-	/* Out of memory: slower, in place, still stable. */
-	for (i = 1; i < ops->nr; i++) {
+	/* Out of memory: slower, in place, still stable; ties as they came. */
+	for (; i < ops->nr; i++) {
 		struct mem_op op = ops->v[i];
-		size_t j = i;
 
-		for (; j > 0 && ops->v[j - 1].ts > op.ts; j--)
+		for (j = i; j > 0 && ops->v[j - 1].ts > op.ts; j--)
 			ops->v[j] = ops->v[j - 1];
 		ops->v[j] = op;
 	}

@@ -454,6 +454,23 @@ def run(r, kallsyms):
         out, _ = prof(['--inuse', us(30), '-l', 'page', path])
         assert 'pages held but allocated before cpu1 dropped events from ' \
             '%s to %s s' % (us(20), us(60)) in out, out
+        # One CPU's free and another's allocation of the same address at
+        # one nanosecond: the free, then the address given out again,
+        # whatever order the CPUs' buffers hand them over in.
+        t = m.TraceDat(KALLSYMS, cpus=2)
+        t.kmem_alloc(at(10), 'kmalloc', 64, ptr=P, cpu=1)
+        t.stack_def(at(10), X1, [PW, A0], cpu=1)
+        t.stack_id(at(10), X1, cpu=1)
+        t.kmem_alloc(at(20), 'kmalloc', 64, ptr=P, cpu=0)
+        t.stack_def(at(20), X2, S4, cpu=0)
+        t.stack_id(at(20), X2, cpu=0)
+        t.kfree(at(20), P, cpu=1)
+        t.stack_id(at(20), X1, cpu=1)
+        path = os.path.join(r.tmp, 'samens.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(20), path])
+        eq(rows(out)[0]['slab'], [(1, 64, [sym(A1)])], 'given out again')
+        assert 'allocated again' not in out, out
         # Without mm_page_free, mm_page_free_batched frees the whole
         # allocation at its pfn (free_unref_folios() frees folios of
         # any order it keeps per CPU).
