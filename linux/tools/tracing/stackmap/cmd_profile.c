@@ -29,11 +29,13 @@
 static const char profile_help[] =
 	"Usage: stackmap profile [options] TRACE.DAT\n"
 	"\n"
-	"Sum the events of a trace.dat by the kernel stack each was traced with\n"
-	"(a kernel_stack_id resolved by the definitions in the trace, or a full\n"
-	"kernel_stack), by count and by weights, in a time window. An id without\n"
-	"definition counts as the stack \"[unresolved stack_id 0x...]\", and is\n"
-	"named on stderr.\n"
+	"Which kernel stacks hold the memory at an instant, or at the peak\n"
+	"(--inuse T|peak: allocations not yet freed, slab objects and pages\n"
+	"apart); or the events of a window summed by stack, by count and by\n"
+	"weights. An event's stack is the kernel_stack_id the kernel wrote for\n"
+	"it, resolved by the definitions in the trace, or its full kernel_stack;\n"
+	"an id without definition counts as the stack\n"
+	"\"[unresolved stack_id 0x...]\", and is named on stderr.\n"
 	"\n"
 	"  -e, --event SYS:NAME  count this event (repeatable); default: every\n"
 	"                        event followed by a stack that has every weight\n"
@@ -52,9 +54,10 @@ static const char profile_help[] =
 	"                        by count) as a table; the default, with N 10\n"
 	"  -f, --folded          one line per stack, \"root;...;leaf value\", the\n"
 	"                        value the first weight, else the count\n"
-	"  -o, --pprof FILE      write a gzipped pprof profile.proto to FILE\n"
-	"      --svg FILE        --inuse: draw the bytes the heaviest stacks held\n"
-	"                        over the replay, the peak marked, to FILE\n"
+	"  -o, --pprof FILE      write a gzipped pprof profile.proto to FILE (with\n"
+	"                        --inuse, a heap profile of one layer)\n"
+	"      --svg FILE        --inuse: draw the bytes the heaviest stacks of\n"
+	"                        one layer held over the replay, the peak marked\n"
 	"  -l, --layer L         slab (kmalloc, kmem_cache_alloc objects) or page\n"
 	"                        (mm_page_alloc pages): only the events of that\n"
 	"                        allocator layer; the two are never summed, and\n"
@@ -239,10 +242,14 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			set_output(p, PROF_SVG);
 			break;
 		case 'l':
+			if (p->layer >= 0)
+				exit(bad("--layer given twice"));
 			if (prof_parse_layer(optarg, &p->layer, &err))
 				exit(bad("--layer '%s': %s", optarg, err.msg));
 			break;
 		case 'i':
+			if (p->inuse)
+				exit(bad("--inuse given twice"));
 			p->inuse = true;
 			if (!strcmp(optarg, "peak"))
 				p->inuse_peak = true;

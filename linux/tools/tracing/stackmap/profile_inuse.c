@@ -812,6 +812,27 @@ static int pick_buffer(struct profile *p)
 	return bad("%s: no instance %s in the trace", p->td.path, p->instance);
 }
 
+/*
+ * Memory allocated before the replay started is in none of its
+ * figures; frees of it show that there was some: then a peak is only
+ * the highest the replay saw. Warned of on stderr; a pprof has the
+ * count among its comments (print_apart()).
+ */
+static void warn_unseen(struct inuse *in)
+{
+	const struct mem_layer_sum *s = &in->res.sum[in->layer];
+	char from[40];
+
+	if (!s->unknown_frees)
+		return;
+	fmt_time(in->p, from, sizeof(from), in->from);
+	fprintf(stderr,
+		"stackmap: profile: warning: the replay, from %s, saw %llu frees of %s allocated before it (or by a path the kernel does not trace): more was held than its figures show%s\n",
+		from, (unsigned long long)s->unknown_frees,
+		unit_of(in->layer),
+		in->p->inuse_peak ? ", and the peak may lie before it" : "");
+}
+
 /* What was left out of every figure, on stderr. */
 static void report_inuse_leftovers(struct profile *p)
 {
@@ -906,8 +927,10 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 		ret = print_inuse_top(&in);
 		break;
 	}
-	if (!ret)
+	if (!ret) {
+		warn_unseen(&in);
 		report_inuse_leftovers(p);
+	}
 out:
 	mem_inuse_free(&in.res);
 	free(in.gaps);
