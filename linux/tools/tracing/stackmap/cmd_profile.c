@@ -955,6 +955,19 @@ int prof_warn_losses(struct profile *p, struct pprof *pp, uint64_t from,
 	return ret;
 }
 
+/*
+ * An edge of the window (@i: 0 --from, 1 --to) as the user gave it,
+ * not widened to the events trace-cmd report printed at it; else @t.
+ */
+static void window_edge(const struct profile *p, int i, uint64_t t,
+			char *buf, size_t len)
+{
+	if (p->time_args[i] && !p->win.raw)
+		snprintf(buf, len, "%s", p->time_args[i]);
+	else
+		prof_window_format(&p->win, buf, len, t);
+}
+
 /* The value a stack is ranked and folded by. */
 static int64_t value_of(const struct profile *p, const struct prof_stack *st)
 {
@@ -1020,8 +1033,8 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 		prof_nomem();
 		return EXIT_FAILURE;
 	}
-	prof_window_format(&p->win, from, sizeof(from), p->from);
-	prof_window_format(&p->win, to, sizeof(to), p->to);
+	window_edge(p, 0, p->from, from, sizeof(from));
+	window_edge(p, 1, p->to, to, sizeof(to));
 	prof_window_format(&p->win, len, sizeof(len), p->to - p->from);
 	printf("# %s: %s to %s (%s%s): %llu events, %zu stacks\n",
 	       p->td.path, from, to, len, p->win.raw ? "" : " s",
@@ -1294,8 +1307,8 @@ static int check_result(struct profile *p)
 				   "--weight bytes would add slab objects to the pages they are carved from: choose --layer slab or --layer page");
 	}
 	if (!p->nr_samples) {
-		prof_window_format(&p->win, from, sizeof(from), p->from);
-		prof_window_format(&p->win, to, sizeof(to), p->to);
+		window_edge(p, 0, p->from, from, sizeof(from));
+		window_edge(p, 1, p->to, to, sizeof(to));
 		return bad("empty window: no selected event with a stack from %s to %s",
 			   from, to);
 	}

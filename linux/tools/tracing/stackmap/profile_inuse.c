@@ -328,6 +328,16 @@ static void fmt_time(const struct profile *p, char *buf, size_t len,
 		strncat(buf, " s", len - strlen(buf) - 1);
 }
 
+/* The replay's start as the user gave it (--from), or where it is. */
+static const char *start_of(const struct inuse *in, char *buf, size_t len)
+{
+	if (in->p->win.has_from && !in->p->win.raw)
+		snprintf(buf, len, "%s s", in->p->time_args[0]);
+	else
+		fmt_time(in->p, buf, len, in->from);
+	return buf;
+}
+
 /*
  * The instant as the user gave it (the events trace-cmd report printed
  * at that time are in), or the peak's time.
@@ -350,7 +360,7 @@ static void print_apart(struct inuse *in, int layer, FILE *f,
 	const char *unit = unit_of(layer);
 	char a[40], b[40], c[40];
 
-	fmt_time(in->p, a, sizeof(a), in->from);
+	start_of(in, a, sizeof(a));
 	if (s->unknown_frees)
 		fprintf(f,
 			"%s%s layer, not in the table: frees of %s that no allocation since %s holds (allocated before it, or by a path the kernel does not trace): %llu\n",
@@ -380,6 +390,11 @@ static void print_apart(struct inuse *in, int layer, FILE *f,
 	}
 }
 
+static double share(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
 static void print_layer(struct inuse *in, int layer)
 {
 	const struct mem_layer_sum *s = &in->res.sum[layer];
@@ -388,11 +403,12 @@ static void print_layer(struct inuse *in, int layer)
 	int wrank, wobj, wbytes, indent;
 	char at[48], from[40], sym[512];
 	struct prof_stack *st;
+	uint64_t objects, bytes;
+	long n, r, held;
 	uint32_t *v, f;
-	long n, r;
 
 	instant(in, at, sizeof(at));
-	fmt_time(in->p, from, sizeof(from), in->from);
+	start_of(in, from, sizeof(from));
 	if (!in->p->has_layer[layer]) {
 		printf("%s layer: no allocations or frees of it in the trace\n",
 		       prof_layer_name(layer));
@@ -412,9 +428,9 @@ static void print_layer(struct inuse *in, int layer)
 		(unsigned long long)s->total.alloc_objects, unit,
 		(unsigned long long)s->total.alloc_bytes, from);
 	/* Only the stacks that hold something, at most --top of them. */
-	for (r = 0; r < n && u[v[r]].inuse_objects; r++)
+	for (held = 0; held < n && u[v[held]].inuse_objects; held++)
 		;
-	n = r < (long)in->p->top ? r : (long)in->p->top;
+	n = held < (long)in->p->top ? held : (long)in->p->top;
 	wrank = digits(n) > 4 ? digits(n) : 4;
 	wobj = digits(s->total.inuse_objects) > 7 ?
 	       digits(s->total.inuse_objects) : 7;
@@ -429,7 +445,7 @@ static void print_layer(struct inuse *in, int layer)
 		printf("%*ld  %*llu  %*llu  %5.1f%%", wrank, r + 1, wobj,
 		       (unsigned long long)u[v[r]].inuse_objects, wbytes,
 		       (unsigned long long)u[v[r]].inuse_bytes,
-		       100.0 * u[v[r]].inuse_bytes / s->total.inuse_bytes);
+		       share(u[v[r]].inuse_bytes, s->total.inuse_bytes));
 		if (prof_frameless(st, sym, sizeof(sym))) {
 			printf("  %s\n", sym);
 			continue;
@@ -440,6 +456,16 @@ static void print_layer(struct inuse *in, int layer)
 			printf("%*s%s\n", f ? indent : 2, "", sym);
 		}
 	}
+	/* The rest in one row, so that the rows add up to the total. */
+	for (r = n, objects = bytes = 0; r < held; r++) {
+		objects += u[v[r]].inuse_objects;
+		bytes += u[v[r]].inuse_bytes;
+	}
+	if (held > n)
+		printf("%*s  %*llu  %*llu  %5.1f%%  (%ld other stacks)\n",
+		       wrank, "-", wobj, (unsigned long long)objects, wbytes,
+		       (unsigned long long)bytes,
+		       share(bytes, s->total.inuse_bytes), held - n);
 	print_apart(in, layer, stdout, "# ");
 	free(v);
 }
@@ -448,7 +474,7 @@ static void print_header(struct inuse *in, FILE *f, const char *prefix)
 {
 	char at[48], from[40];
 
-	fmt_time(in->p, from, sizeof(from), in->from);
+	start_of(in, from, sizeof(from));
 	fprintf(f, "%s%s: in use at %s", prefix, in->p->td.path,
 		instant(in, at, sizeof(at)));
 	if (in->p->inuse_peak)
@@ -761,7 +787,7 @@ static int find_instant(struct inuse *in)
 	uint64_t slack, given;
 	char a[40], b[48];
 
-	fmt_time(p, a, sizeof(a), in->from);
+	start_of(in, a, sizeof(a));
 	if (p->inuse_peak) {
 		if (mem_find_peak(&p->ops, in->first, in->end, in->layer,
 				  &in->peak)) {
@@ -825,7 +851,7 @@ static void warn_unseen(struct inuse *in)
 
 	if (!s->unknown_frees)
 		return;
-	fmt_time(in->p, from, sizeof(from), in->from);
+	start_of(in, from, sizeof(from));
 	fprintf(stderr,
 		"stackmap: profile: warning: the replay, from %s, saw %llu frees of %s allocated before it (or by a path the kernel does not trace): more was held than its figures show%s\n",
 		from, (unsigned long long)s->unknown_frees,

@@ -189,6 +189,10 @@ def run(r, kallsyms):
         out, _ = prof(['--inuse', us(95), '--all-frames', '-l', 'slab',
                        dat])
         eq(rows(out)[0]['slab'][2][2], [sym(f) for f in S1], 'all frames')
+        # --top 1: the rest in one row, so that the rows add up.
+        out, _ = prof(['--inuse', us(95), '-l', 'slab', '--top', '1', dat])
+        eq([x for x in out.splitlines() if x.startswith('   -')],
+           ['   -        2    320   23.8%  (2 other stacks)'], 'the rest')
         # After the last free, the pages of S2 are all back.
         out, _ = prof(['--inuse', us(100), '-l', 'page', dat])
         eq(rows(out)[0]['page'], [(1, PAGE, [sym(f) for f in S3])],
