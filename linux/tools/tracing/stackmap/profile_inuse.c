@@ -421,12 +421,18 @@ static void print_layer(struct inuse *in, int layer)
 	}
 	u = in->res.use[layer];
 	fprintf(stdout,
-		"%s layer: %llu %s (%llu bytes) held at %s; %llu %s (%llu bytes) allocated from %s\n",
+		"%s layer: %llu %s (%llu bytes) held at %s; %llu %s (%llu bytes) allocated from %s",
 		prof_layer_name(layer),
 		(unsigned long long)s->total.inuse_objects, unit,
 		(unsigned long long)s->total.inuse_bytes, at,
 		(unsigned long long)s->total.alloc_objects, unit,
 		(unsigned long long)s->total.alloc_bytes, from);
+	/* Held for sure, and what may be held: never one figure. */
+	if (s->unsure_objects)
+		printf("; %llu %s (%llu bytes) more may be held (below)",
+		       (unsigned long long)s->unsure_objects, unit,
+		       (unsigned long long)s->unsure_bytes);
+	putchar('\n');
 	/* Only the stacks that hold something, at most --top of them. */
 	for (held = 0; held < n && u[v[held]].inuse_objects; held++)
 		;

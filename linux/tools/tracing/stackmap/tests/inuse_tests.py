@@ -297,7 +297,11 @@ def run(r, kallsyms):
         # before then may have been freed in the gap, and is apart.
         lossy = mixed_trace(os.path.join(r.tmp, 'drop0.dat'), drop_cpu0=True)
         out, err = prof(['--inuse', us(95), lossy])
-        got, _ = rows(out)
+        got, heads = rows(out)
+        eq(heads['page'], '1 pages (%d bytes) held at %s s; 5 pages (%d '
+           'bytes) allocated from %s s; 3 pages (%d bytes) more may be '
+           'held (below)' % (PAGE, us(95), 5 * PAGE, us(10), 3 * PAGE),
+           'page line')
         eq(got['page'], [(1, PAGE, [sym(f) for f in S3])], 'page rows')
         eq(got['slab'], [(1, 1024, [sym(f) for f in S4]),
                          (1, 192, [sym(f) for f in S3])], 'slab rows')
