@@ -1152,7 +1152,7 @@ out:
 int prof_pprof_comments(struct profile *p, struct pprof *pp,
 			const char *what, uint64_t from, uint64_t to)
 {
-	char a[32], b[32], *text = NULL, *line, *save;
+	char a[32], b[32], *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int ret = -1;
@@ -1167,10 +1167,8 @@ int prof_pprof_comments(struct profile *p, struct pprof *pp,
 	prof_print_spans(p, f, "", from, to);
 	if (fclose(f))
 		goto out;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (pprof_add_comment(pp, line))
-			goto out;
+	if (pprof_add_comment_lines(pp, text))
+		goto out;
 	ret = prof_warn_losses(p, pp, from, to);
 out:
 	free(text);

@@ -293,6 +293,17 @@ int pprof_add_comment(struct pprof *pp, const char *comment)
 	return pp->comments.fail ? -1 : 0;
 }
 
+int pprof_add_comment_lines(struct pprof *pp, char *text)
+{
+	char *line, *save;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (pprof_add_comment(pp, line))
+			return -1;
+	return 0;
+}
+
 int pprof_set_default_sample_type(struct pprof *pp, const char *type)
 {
 	pp->default_type = string_index(pp, type);

@@ -31,6 +31,8 @@ void pprof_set_time(struct pprof *pp, int64_t time_nanos,
 		    int64_t duration_nanos);
 /* A line that go tool pprof -comments prints: 0, or -1 if out of memory. */
 int pprof_add_comment(struct pprof *pp, const char *comment);
+/* Each line of @text (which it splits in place) as a comment. */
+int pprof_add_comment_lines(struct pprof *pp, char *text);
 /* The sample type go tool pprof shows without -sample_index. */
 int pprof_set_default_sample_type(struct pprof *pp, const char *type);
 /*

@@ -550,7 +550,7 @@ static int fill_inuse_pprof(struct profile *p, struct tep_handle *tep,
 	struct inuse *in = fill_inuse;
 	const struct mem_use *u;
 	uint64_t *locs = NULL;
-	char *text = NULL, *line, *save;
+	char *text = NULL;
 	int64_t values[4];
 	size_t len = 0;
 	uint32_t *v, n;
@@ -581,10 +581,8 @@ static int fill_inuse_pprof(struct profile *p, struct tep_handle *tep,
 	print_apart(in, in->layer, f, "");
 	if (fclose(f))
 		goto out;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (pprof_add_comment(pp, line))
-			goto out;
+	if (pprof_add_comment_lines(pp, text))
+		goto out;
 	if (prof_pprof_comments(p, pp, "replay", in->from, in->at))
 		goto out;
 	locs = malloc(PROF_MAX_DEPTH * sizeof(*locs));
