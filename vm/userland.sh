@@ -38,7 +38,7 @@ echo "  USERLAND ${pkgs[*]}"
 export DEBIAN_FRONTEND=noninteractive
 need_update=
 if [ "$arch" != "$(dpkg --print-architecture)" ] &&
-   ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+   ! grep -qx "$arch" <<< "$(dpkg --print-foreign-architectures)"; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "userland: need root to add the $arch architecture" >&2
 		exit 1

@@ -261,10 +261,14 @@ for boot in test boottest; do
 	[ "$boot" = boottest ] && [ "$rc2" -ne 0 ] && status=FAIL
 	record $status "$step:$boot:guest-exited-cleanly"
 	# A guest whose tests stopped halfway still reaches "vm: done".
-	if tr -d '\r' < "$out/$boot/results.txt" | grep -qx 'vmtest: end'; then
+	# One grep on the file: "tr | grep -q" under pipefail fails when
+	# grep quits on the match before tr wrote what follows it (SIGPIPE).
+	if grep -qx -e 'vmtest: end' -e $'vmtest: end\r' "$out/$boot/results.txt"; then
 		record PASS "$step:$boot:tests-finished"
 	else
 		record FAIL "$step:$boot:tests-finished"
+		echo "  $step: $boot: no 'vmtest: end'; the results end with:"
+		tail -n 5 "$out/$boot/results.txt" | tr -d '\r' | sed 's/^/    /'
 	fi
 	if "$root/vm/console-check.sh" "$out/$boot/console.log"; then
 		record PASS "$step:$boot:console-clean"
