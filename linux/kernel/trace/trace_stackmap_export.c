@@ -717,22 +717,27 @@ static ssize_t stackmap_option_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, cnt, ppos, buf, sizeof(buf));
 }
 
-/* 0 or 1, as the trace_flags options take it; garbage is -EINVAL too. */
+/*
+ * "0" or "1", with an optional trailing newline, and nothing else: no
+ * sign, blank or leading zero, which kstrtouint() would take. Anything
+ * else is -EINVAL and changes nothing.
+ */
 static ssize_t stackmap_option_write(struct file *file,
 				     const char __user *ubuf, size_t cnt,
 				     loff_t *ppos)
 {
 	struct trace_array *tr = file->private_data;
-	unsigned int val;
-	char buf[8];
+	char buf[4];
 	int ret;
 
 	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
 	if (ret)
 		return ret;
-	if (kstrtouint(buf, 10, &val) || val > 1)
+	if ((buf[0] != '0' && buf[0] != '1') ||
+	    (buf[1] && strcmp(buf + 1, "\n")))
 		return -EINVAL;
-	ret = trace_stackmap_set_option(tr, stackmap_option_of(file), val);
+	ret = trace_stackmap_set_option(tr, stackmap_option_of(file),
+					buf[0] == '1');
 	if (ret)
 		return ret;
 
