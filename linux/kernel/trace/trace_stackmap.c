@@ -309,7 +309,6 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 					     struct trace_buffer *buffer,
 					     int cpu, unsigned long lost)
 {
-	unsigned long held;
 	unsigned int pct;
 
 	WRITE_ONCE(sc->seen, lost);
@@ -321,12 +320,17 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 	if (buffer != READ_ONCE(sc->buffer) || lost < READ_ONCE(sc->base)) {
 		WRITE_ONCE(sc->buffer, buffer);
 		WRITE_ONCE(sc->base, lost);
-		WRITE_ONCE(sc->span, 1);
+		WRITE_ONCE(sc->held, 0);
 		return false;
 	}
-	/* Pairs with WRITE_ONCE() in trace_stackmap_set_redefine(). */
+	/*
+	 * The share is read at each loss, not when the stacks were last
+	 * defined again: a new stack_map_redefine counts from its write.
+	 * Pairs with WRITE_ONCE() in trace_stackmap_set_redefine().
+	 */
 	pct = READ_ONCE(sm->redefine_pct);
-	if (!pct || lost - READ_ONCE(sc->base) < READ_ONCE(sc->span))
+	if (!pct || lost - READ_ONCE(sc->base) <
+		    max(mult_frac(READ_ONCE(sc->held), pct, 100), 1UL))
 		return false;
 
 	/*
@@ -336,9 +340,8 @@ static noinline bool stackmap_lost_defs_slow(struct trace_stackmap *sm,
 	 * written from here on stand for it. The other CPUs' buffers hold
 	 * their own definitions, and lost nothing.
 	 */
-	held = ring_buffer_entries_cpu(buffer, cpu);
 	WRITE_ONCE(sc->base, lost);
-	WRITE_ONCE(sc->span, max(mult_frac(held, pct, 100), 1UL));
+	WRITE_ONCE(sc->held, ring_buffer_entries_cpu(buffer, cpu));
 	atomic_long_inc(&sm->redefinitions);
 	return true;
 }

@@ -66,7 +66,8 @@ enum trace_stackmap_opt {
  * @buffer: the buffer the counts are of
  * @seen: its count of overwritten events at the last look
  * @base: that count when its stacks were last defined again
- * @span: events it may overwrite after @base before they are defined again
+ * @held: the events it held then; it may overwrite stack_map_redefine
+ *	percent of them after @base before they are defined again
  *
  * Read and written only on its CPU, by the recording path at any context
  * level: see stackmap_lost_defs().
@@ -75,7 +76,7 @@ struct trace_stackmap_cpu {
 	struct trace_buffer	*buffer;
 	unsigned long		seen;
 	unsigned long		base;
-	unsigned long		span;
+	unsigned long		held;
 };
 
 /**
