@@ -715,6 +715,26 @@ void trace_stackmap_buffer_reset(struct array_buffer *buf)
 }
 
 /**
+ * trace_stackmap_buffer_consumed() - a consuming reader of a buffer is done
+ * @buf: the buffer it read, main or max
+ *
+ * A reader of trace_pipe or trace_pipe_raw (read, splice or mmap) takes
+ * the events it reads out of the buffer, definitions with them. Its own
+ * stream holds every definition it read before the ids that need it, but
+ * the ids written after it would find theirs nowhere: the main buffer's
+ * stacks are defined again at their next use, on each CPU, as after a
+ * reset. Called when the reader closes its file, so that a reader that
+ * keeps reading, as trace-cmd record does, gets no definition twice.
+ *
+ * Context: Process context.
+ */
+void trace_stackmap_buffer_consumed(struct array_buffer *buf)
+{
+	if (buf == &buf->tr->array_buffer)
+		trace_stackmap_redefine(buf->tr);
+}
+
+/**
  * trace_stackmap_option() - read an option of an instance's stack map
  * @tr: the instance
  * @opt: the option

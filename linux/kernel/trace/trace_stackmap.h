@@ -136,6 +136,7 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 			   unsigned int nr_entries);
 void trace_stackmap_redefine(struct trace_array *tr);
 void trace_stackmap_buffer_reset(struct array_buffer *buf);
+void trace_stackmap_buffer_consumed(struct array_buffer *buf);
 void trace_stackmap_init_tracefs(struct trace_array *tr,
 				 struct dentry *d_tracer);
 void trace_stackmap_free(struct trace_array *tr);
@@ -177,6 +178,7 @@ static inline bool trace_stackmap_record(struct trace_array *tr,
 
 static inline void trace_stackmap_redefine(struct trace_array *tr) { }
 static inline void trace_stackmap_buffer_reset(struct array_buffer *buf) { }
+static inline void trace_stackmap_buffer_consumed(struct array_buffer *buf) { }
 
 static inline void trace_stackmap_init_tracefs(struct trace_array *tr,
 					       struct dentry *d_tracer) { }
