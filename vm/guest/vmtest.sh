@@ -132,8 +132,9 @@ for opt in stackmap stackmap-expand; do
 	echo 0 > /sys/kernel/tracing/options/$opt
 done
 
-# Histogram triggers, whose stack keys are stack ids: 6.12's own tests
-# and the stack keys' (test.d/trigger/trigger-hist-stack-*.tc). Under
+# Histogram triggers, whose stack keys are stack ids: 6.12's own tests,
+# the stack keys' (test.d/trigger/trigger-hist-stack-*.tc) and that of
+# a synthetic event's stack field (trigger-hist-synth-stack.tc). Under
 # Debian's dash, as on a Debian machine: busybox's sh would run its ping
 # applet for the inter-event tests' ping, which execs /proc/self/exe
 # where they look for the exec of ping.
