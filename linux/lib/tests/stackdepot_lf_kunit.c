@@ -1722,6 +1722,144 @@ static void test_last_stack_hint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.records, 2U);
 }
 
+/* A hash of every frame but the last: stacks that differ there collide. */
+static u32 hash_but_last(const unsigned long *entries,
+			 unsigned int nr_entries)
+{
+	u32 h = nr_entries;
+	unsigned int i;
+
+	for (i = 0; i + 1 < nr_entries; i++)
+		h = (h ^ (u32)(entries[i] >> 4)) * 0x9e3779b1U;
+	return h;
+}
+
+/* get_id of @depth frames of @entries; no assertion, as hint_get_id(). */
+static u32 hint_get_id_of(struct kunit *test, struct stackdepot_lf *depot,
+			  const unsigned long *entries, unsigned int depth)
+{
+	stackdepot_lf_id_t id = 0;
+
+	KUNIT_EXPECT_EQ(test, 0, stackdepot_lf_get_id(depot, entries, depth,
+						      &id));
+	return stackdepot_lf_id_to_u32(id);
+}
+
+/* Expect @id to resolve to the @depth frames of @entries. */
+static void expect_resolves_to(struct kunit *test, struct stackdepot_lf *depot,
+			       u32 id, const unsigned long *entries,
+			       unsigned int depth)
+{
+	KUNIT_ASSERT_EQ(test, (int)depth,
+			stackdepot_lf_lookup(depot, stackdepot_lf_u32_to_id(id),
+					     got_buf, ARRAY_SIZE(got_buf), NULL));
+	KUNIT_EXPECT_MEMEQ(test, got_buf, entries, depth * sizeof(*entries));
+}
+
+#define HINT_EXTRA	3
+
+/*
+ * Stack @nr of @depth frames in @x, and in @y the same but its last frame.
+ * Frames are 16 apart: the change stays inside the frame's own bits.
+ */
+static void make_pair(unsigned long *x, unsigned long *y, unsigned int depth,
+		      u32 nr)
+{
+	make_stack(x, depth, nr);
+	memcpy(y, x, depth * sizeof(*x));
+	y[depth - 1] ^= 0x100;
+}
+
+/*
+ * test_hint_last_frame() on a depot of @max_depth, hashing stacks apart
+ * or, with @collide, alike but for their last frame.
+ */
+static void hint_last_frame(struct kunit *test, unsigned int max_depth,
+			    bool collide, unsigned long *x, unsigned long *y,
+			    u32 *ids)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = max_depth,
+	};
+	struct stackdepot_lf *depot = create_depot(test, &p);
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+	unsigned int depth;
+
+	if (collide)
+		kunit_activate_static_stub(test, sdlf_hash, hash_but_last);
+	/* The hint is per CPU: stay on one, with no assertion meanwhile. */
+	migrate_disable();
+	for (depth = 1; depth <= max_depth; depth++) {
+		make_pair(x, y, depth, 600 + depth);
+		ids[2 * depth] = hint_get_id_of(test, depot, x, depth);
+		ids[2 * depth + 1] = hint_get_id_of(test, depot, y, depth);
+		if (ids[2 * depth] == ids[2 * depth + 1])
+			KUNIT_FAIL(test, "depth %u of %u: one id for two stacks",
+				   depth, max_depth);
+		/* And back: the second one's hint does not take it either. */
+		if (hint_get_id_of(test, depot, x, depth) != ids[2 * depth])
+			KUNIT_FAIL(test, "depth %u of %u: another id", depth,
+				   max_depth);
+	}
+
+	/* Cut at the maximum depth, from callers deeper than it. */
+	make_stack(x, max_depth + HINT_EXTRA, 700);
+	memcpy(y, x, (max_depth + HINT_EXTRA) * sizeof(*x));
+	for (depth = max_depth; depth < max_depth + HINT_EXTRA; depth++)
+		y[depth] ^= 0x100;
+	ids[0] = hint_get_id_of(test, depot, x, max_depth);
+	ids[1] = hint_get_id_of(test, depot, y, max_depth);
+	KUNIT_EXPECT_EQ(test, ids[0], ids[1]);
+	y[max_depth - 1] ^= 0x100;
+	ids[1] = hint_get_id_of(test, depot, y, max_depth);
+	KUNIT_EXPECT_NE(test, ids[0], ids[1]);
+	KUNIT_EXPECT_EQ(test, ids[0], hint_get_id_of(test, depot, x, max_depth));
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, -E2BIG, stackdepot_lf_get_id(depot, x,
+							   max_depth + 1, &id));
+	if (collide)
+		kunit_deactivate_static_stub(test, sdlf_hash);
+
+	/* Each id resolves to its own stack. */
+	expect_resolves_to(test, depot, ids[0], x, max_depth);
+	expect_resolves_to(test, depot, ids[1], y, max_depth);
+	for (depth = 1; depth <= max_depth; depth++) {
+		make_pair(x, y, depth, 600 + depth);
+		expect_resolves_to(test, depot, ids[2 * depth], x, depth);
+		expect_resolves_to(test, depot, ids[2 * depth + 1], y, depth);
+	}
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.records, 2 * max_depth + 2);
+}
+
+/*
+ * The hint never gives a stack another stack's id. Two stacks in a row on
+ * one CPU that differ only in their last (outermost) frame, at every
+ * depth up to the depot's maximum, odd and even, get ids of their own:
+ * with their own hashes the second one's hint names the first one's slot,
+ * and hashing alike but for that frame they also probe it. So do two
+ * callers whose stacks, cut at the maximum depth, differ in the last frame
+ * kept; two whose stacks differ only past the cut share an id.
+ */
+static void test_hint_last_frame(struct kunit *test)
+{
+	unsigned int n = TEST_DEPTH + HINT_EXTRA;
+	unsigned long *x = kunit_kcalloc(test, n, sizeof(*x), GFP_KERNEL);
+	unsigned long *y = kunit_kcalloc(test, n, sizeof(*y), GFP_KERNEL);
+	u32 *ids = kunit_kcalloc(test, 2 * TEST_DEPTH + 2, sizeof(*ids),
+				 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_NOT_NULL(test, y);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	hint_last_frame(test, TEST_DEPTH - 1, false, x, y, ids);
+	hint_last_frame(test, TEST_DEPTH - 1, true, x, y, ids);
+	hint_last_frame(test, TEST_DEPTH, false, x, y, ids);
+	hint_last_frame(test, TEST_DEPTH, true, x, y, ids);
+}
+
 /*
  * Past the end of the id space the cursor skips the ranges that live
  * depots hold: a depot whose generations wrap never takes the range of
@@ -2832,6 +2970,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_ids_system_wide),
 	KUNIT_CASE(test_generation_wrap),
 	KUNIT_CASE(test_last_stack_hint),
+	KUNIT_CASE(test_hint_last_frame),
 	KUNIT_CASE(test_ids_skip_live_ranges),
 	KUNIT_CASE(test_ids_after_destroy),
 	KUNIT_CASE(test_arena_limit),
