@@ -2389,6 +2389,63 @@ static void test_cpu_marks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
 }
 
+#define UNMARK_CPUS	8
+
+/*
+ * A mark given back on any CPU but the first is that CPU's: the giver is
+ * told "first" again, once, and no other CPU is. The workers run on every
+ * online CPU, up to UNMARK_CPUS of them, and each gives one back in turn,
+ * while every CPU's marks are checked after each.
+ */
+static void test_cpu_unmark_other(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 1024,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	struct cpu_marks_worker *w;
+	struct task_struct *task;
+	struct stackdepot_lf *depot;
+	unsigned int i, k, n, cpu;
+	bool giver;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs, to unmark on another than the first");
+	depot = create_depot(test, &p);
+	n = min(num_online_cpus(), UNMARK_CPUS);
+	w = kunit_kcalloc(test, n, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < n; i++) {
+		rcu_assign_pointer(w[i].depot, depot);
+		init_completion(&w[i].go);
+		init_completion(&w[i].done);
+		task = start_kthread(test, cpu_marks_thread, &w[i], cpu,
+				     "sdlf_cpu_unmark");
+		wake_up_process(task);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, cpu_marks_do(test, &w[i], CPU_MARKS_GET));
+	/* The last CPU first: the first CPU's bitmap is the depot's first. */
+	for (k = n; k-- > 0; ) {
+		cpu_marks_do(test, &w[k], CPU_MARKS_UNMARK);
+		for (i = 0; i < n; i++) {
+			giver = i == k;
+			if (cpu_marks_do(test, &w[i], CPU_MARKS_GET) != giver)
+				KUNIT_FAIL(test, "unmarked by worker %u of %u: worker %u told %s",
+					   k, n, i, giver ? "not first" : "first");
+		}
+		KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[k],
+						      CPU_MARKS_GET));
+	}
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(w[0].id),
+				stackdepot_lf_id_to_u32(w[i].id));
+}
+
 static void test_refs_concurrent(struct kunit *test)
 {
 	struct refs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -2965,6 +3022,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_get_id_rcu),
 	KUNIT_CASE(test_marks),
 	KUNIT_CASE(test_cpu_marks),
+	KUNIT_CASE(test_cpu_unmark_other),
 	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
