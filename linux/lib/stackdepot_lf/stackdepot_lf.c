@@ -268,6 +268,15 @@ struct stackdepot_lf {
  */
 static DEFINE_MUTEX(sdlf_ids_lock);
 static u64 sdlf_ids_next;
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * The ids below it, 2^32 but while the KUnit suite makes it smaller
+ * (sdlf_ids_set_space()) to reach its wrap in a few ranges.
+ */
+static u64 sdlf_ids_space = BIT_ULL(32);
+#else
+#define sdlf_ids_space	BIT_ULL(32)
+#endif
 static LIST_HEAD(sdlf_ids_live);
 static unsigned int sdlf_ids_nr_live;
 
@@ -298,7 +307,7 @@ static u32 sdlf_ids_alloc(struct stackdepot_lf *depot, u32 slots)
 	base = ALIGN(sdlf_ids_next, (u64)slots);
 	for (;;) {
 		/* Range 0 would hold id 0; past the last range, the first. */
-		if (!base || base + slots > (1ULL << 32))
+		if (!base || base + slots > sdlf_ids_space)
 			base = slots;
 		holder = sdlf_ids_holder(base, slots);
 		/*
@@ -351,6 +360,24 @@ u64 sdlf_ids_set_next(u64 next)
 	return old;
 }
 EXPORT_SYMBOL_IF_KUNIT(sdlf_ids_set_next);
+
+/*
+ * Make the id space @space ids, a power of two no smaller than the
+ * tables that take ranges meanwhile, so that the KUnit suite can reach
+ * its wrap with depots of several sizes. Returns the old size, which the
+ * suite puts back with the old cursor.
+ */
+u64 sdlf_ids_set_space(u64 space)
+{
+	u64 old;
+
+	mutex_lock(&sdlf_ids_lock);
+	old = sdlf_ids_space;
+	sdlf_ids_space = space;
+	mutex_unlock(&sdlf_ids_lock);
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_ids_set_space);
 #endif
 
 /* Count an event of the calling CPU; called in a read section. */

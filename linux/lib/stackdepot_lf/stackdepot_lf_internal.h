@@ -83,8 +83,9 @@ static inline void sdlf_synchronize(void)
 /* Replaced by the KUnit suite through kunit_activate_static_stub(). */
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
-/* Lets the KUnit suite reach the wrap of the id space. */
+/* Let the KUnit suite reach the wrap of the id space, and shrink it. */
 u64 sdlf_ids_set_next(u64 next);
+u64 sdlf_ids_set_space(u64 space);
 /* Let the KUnit suite wait for growth, and hold it back. */
 void sdlf_grow_flush(struct stackdepot_lf *depot);
 void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);

@@ -1896,6 +1896,131 @@ static void test_ids_skip_live_ranges(struct kunit *test)
 	expect_resolves(test, b, idb, 6, 3);
 }
 
+static void restore_ids_space(void *old)
+{
+	sdlf_ids_set_space(*(u64 *)old);
+}
+
+/* Make the id space @space ids for this test only, as set_ids_cursor(). */
+static void set_ids_space(struct kunit *test, u64 space)
+{
+	u64 *old = kunit_kzalloc(test, sizeof(*old), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	*old = sdlf_ids_set_space(space);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   restore_ids_space,
+							   old));
+}
+
+/* Expect @depot's generation @gen, and its ids to resolve there only. */
+static void expect_ids_at(struct kunit *test, struct stackdepot_lf *depot,
+			  u32 gen, struct stackdepot_lf *other, u64 space)
+{
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t id;
+
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_EQ(test, stats.generation, gen);
+	id = get_id(test, depot, 7, 9);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id) >> stats.index_bits,
+			gen);
+	KUNIT_EXPECT_LT(test, (u64)stackdepot_lf_id_to_u32(id), space);
+	expect_resolves(test, depot, id, 7, 9);
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(other, id, got_buf,
+							    TEST_DEPTH, NULL));
+}
+
+#define WRAP_SPACE	BIT_ULL(14)
+#define WRAP_BIG	2048U
+#define WRAP_SMALL	32U
+
+/*
+ * Id ranges of depots of two sizes, around the wrap of the id space. A
+ * generation that skips the range of a smaller live depot starts on the
+ * next boundary of its own size: its ids resolve. A cursor that skips a
+ * live depot holding the last range of the space wraps to the first
+ * range, never to the end of the space (whose ids are state 0 in a
+ * 32-bit space): in the real space, and for both sizes in one forced
+ * small enough to wrap in a few ranges. The list of live depots stays
+ * right through it: a destroyed depot's range is taken again, and live
+ * ones are skipped.
+ */
+static void test_ids_wrap_sizes(struct kunit *test)
+{
+	struct stackdepot_lf_params small = {
+		.max_records = WRAP_SMALL / 2,
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf_params big = {
+		.max_records = WRAP_BIG / 2,
+		.max_depth = TEST_DEPTH,
+	};
+	u32 last_tag = (1U << (32 - 11)) - 1;
+	struct stackdepot_lf *s, *s2, *b, *last;
+
+	/* The real space: a depot holds the last range, the cursor on it. */
+	set_ids_cursor(test, 5 * WRAP_BIG);
+	b = create_depot(test, &big);
+	set_ids_cursor(test, (u64)last_tag * WRAP_BIG);
+	last = stackdepot_lf_create(&big);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(last), last_tag);
+	set_ids_cursor(test, (u64)last_tag * WRAP_BIG);
+	stackdepot_lf_reset(b);
+	expect_ids_at(test, b, 1, last, BIT_ULL(32));
+	stackdepot_lf_destroy(last);
+	set_ids_cursor(test, 5 * WRAP_BIG);
+	stackdepot_lf_reset(b);
+
+	/*
+	 * A small depot inside the first range of the big ones, not at its
+	 * start: a big one skips it to the next boundary of its own size.
+	 */
+	set_ids_space(test, WRAP_SPACE);
+	set_ids_cursor(test, WRAP_BIG + 2 * WRAP_SMALL);
+	s = create_depot(test, &small);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(s),
+			(WRAP_BIG + 2 * WRAP_SMALL) / WRAP_SMALL);
+	set_ids_cursor(test, WRAP_BIG);
+	stackdepot_lf_reset(b);
+	expect_ids_at(test, b, 2, s, WRAP_SPACE);
+	expect_ids_at(test, s, (WRAP_BIG + 2 * WRAP_SMALL) / WRAP_SMALL, b,
+		      WRAP_SPACE);
+
+	/*
+	 * A big depot on the last range: the cursor wraps past it to the
+	 * first range, skips the small depot there and the range the depot
+	 * holds itself, and lands on the third.
+	 */
+	set_ids_cursor(test, WRAP_SPACE - WRAP_BIG);
+	last = stackdepot_lf_create(&big);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(last),
+			(u32)(WRAP_SPACE / WRAP_BIG - 1));
+	set_ids_cursor(test, WRAP_SPACE - WRAP_BIG);
+	stackdepot_lf_reset(b);
+	expect_ids_at(test, b, 3, last, WRAP_SPACE);
+	stackdepot_lf_destroy(last);
+
+	/* A small depot on the last range, in the one freed: a small one wraps. */
+	set_ids_cursor(test, WRAP_SPACE - WRAP_SMALL);
+	s2 = create_depot(test, &small);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(s2),
+			(u32)(WRAP_SPACE / WRAP_SMALL - 1));
+	set_ids_cursor(test, WRAP_SPACE - WRAP_SMALL);
+	stackdepot_lf_reset(s);
+	expect_ids_at(test, s, 1, s2, WRAP_SPACE);
+
+	/* The ranges given up are free again; those held are skipped. */
+	set_ids_cursor(test, WRAP_SPACE - WRAP_BIG);
+	stackdepot_lf_reset(b);
+	expect_ids_at(test, b, 1, s2, WRAP_SPACE);
+	set_ids_cursor(test, WRAP_SMALL);
+	stackdepot_lf_reset(s2);
+	expect_ids_at(test, s2, 2, s, WRAP_SPACE);
+}
+
 /*
  * The ids of a destroyed depot never resolve in a depot created after it:
  * ftrace replaces an instance's depot on every stack_map_size change while
@@ -3030,6 +3155,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_last_stack_hint),
 	KUNIT_CASE(test_hint_last_frame),
 	KUNIT_CASE(test_ids_skip_live_ranges),
+	KUNIT_CASE(test_ids_wrap_sizes),
 	KUNIT_CASE(test_ids_after_destroy),
 	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_mem_size),

@@ -124,6 +124,7 @@ static inline void list_del(struct list_head *entry)
 
 /* Bit operations: atomic, as the kernel's test_bit() counts for KCSAN. */
 #define BITS_PER_LONG		(8 * (int)sizeof(long))
+#define BIT_ULL(nr)		(1ULL << (nr))
 #define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
 #define BITS_TO_LONGS(nr)	DIV_ROUND_UP((size_t)(nr), BITS_PER_LONG)
@@ -344,6 +345,7 @@ void sdlf_stub_deactivate(void);
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
 u64 sdlf_ids_set_next(u64 next);
+u64 sdlf_ids_set_space(u64 space);
 void sdlf_grow_flush(struct stackdepot_lf *depot);
 void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
 u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
