@@ -79,6 +79,7 @@ static pthread_once_t sdlf_key_once = PTHREAD_ONCE_INIT;
 unsigned int sdlf_fail_alloc_at;
 void *sdlf_stub_real, *sdlf_stub_repl;
 void (*sdlf_cmpxchg_hook)(void *counter);
+void (*sdlf_test_bit_hook)(const unsigned long *addr, unsigned long nr);
 
 void sdlf_stub_activate(void *real_fn, void *replacement)
 {

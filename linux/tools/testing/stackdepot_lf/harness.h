@@ -129,10 +129,34 @@ static inline void list_del(struct list_head *entry)
 #define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
 #define BITS_TO_LONGS(nr)	DIV_ROUND_UP((size_t)(nr), BITS_PER_LONG)
 
+/*
+ * A test hook run by test_bit() after its load (a fault injection point,
+ * like sdlf_cmpxchg_hook below): a test can make another call there,
+ * between a caller's test of a mark and its setting of it, so that a mark
+ * tested and then set in two steps elects two callers; compiled out of
+ * the benchmark.
+ */
+#ifdef SDLF_NO_HOOKS
+#define sdlf_test_bit_hook_run(addr, nr)	((void)(addr), (void)(nr))
+#else
+extern void (*sdlf_test_bit_hook)(const unsigned long *addr,
+				  unsigned long nr);
+#define sdlf_test_bit_hook_run(addr, nr) do {				\
+	__typeof__(sdlf_test_bit_hook) __hook =				\
+		__atomic_load_n(&sdlf_test_bit_hook, __ATOMIC_ACQUIRE);	\
+									\
+	if (unlikely(__hook))						\
+		__hook((addr), (nr));					\
+} while (0)
+#endif
+
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 {
-	return __atomic_load_n(&addr[BIT_WORD(nr)], __ATOMIC_RELAXED) &
-	       BIT_MASK(nr);
+	bool ret = __atomic_load_n(&addr[BIT_WORD(nr)], __ATOMIC_RELAXED) &
+		   BIT_MASK(nr);
+
+	sdlf_test_bit_hook_run(addr, nr);
+	return ret;
 }
 
 /* Fully ordered, like every value-returning atomic of the kernel. */

@@ -5,10 +5,11 @@
  * cases runs on real threads under ASan/UBSan and under ThreadSanitizer;
  * and, in a suite of their own built on its helpers, the cases that only
  * userspace can run, because they need the harness's knobs:
- * sdlf_fail_alloc_at (an allocation of the library fails) and
- * sdlf_invisible (a caller that grace periods do not wait for) and
- * sdlf_cmpxchg_hook (code run before a cmpxchg of the library), or
- * threads racing often enough to lose chunk space.
+ * sdlf_fail_alloc_at (an allocation of the library fails),
+ * sdlf_invisible (a caller that grace periods do not wait for),
+ * sdlf_cmpxchg_hook (code run before a cmpxchg of the library) and
+ * sdlf_test_bit_hook (code run between a caller's test of a mark and its
+ * setting of it), or threads racing often enough to lose chunk space.
  */
 #include "../../../lib/tests/stackdepot_lf_kunit.c"
 
@@ -766,6 +767,133 @@ static void test_clear_marks_ordered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, missed, 0);
 }
 
+/*
+ * Callers racing on one clear mark: exactly one is told "first", however
+ * late the other comes between a caller's test of the mark and its
+ * setting of it, where the window of the real race is a few instructions
+ * wide. The test_bit() hook runs the other caller there, once: nested on
+ * the caller's CPU, as an interrupt would, or on another CPU, a thread
+ * the caller waits for (with marks shared: per-CPU marks make each CPU's
+ * first its own). Both on a record the caller stores and on one stored
+ * before, its mark cleared; with marks shared and per CPU.
+ */
+#define MARK_RACE_DEPTH	10
+
+static struct {
+	struct stackdepot_lf __rcu *depot;
+	struct task_struct *task;	/* the other CPU, or NULL: nested */
+	struct completion done;
+	u32 nr;
+	int ret;
+	bool first;
+	stackdepot_lf_id_t id;
+} mr;
+
+static void clear_test_bit_hook(void *unused)
+{
+	__atomic_store_n(&sdlf_test_bit_hook, NULL, __ATOMIC_RELAXED);
+}
+
+/* The other caller: get_id_rcu() of stack mr.nr, asking for the mark. */
+static void mark_race_call(void)
+{
+	unsigned long entries[MARK_RACE_DEPTH];
+
+	make_stack(entries, MARK_RACE_DEPTH, mr.nr);
+	mr.first = false;
+	mr.ret = stackdepot_lf_get_id_rcu(&mr.depot, entries, MARK_RACE_DEPTH,
+					  &mr.id, &mr.first);
+}
+
+static int mark_race_thread(void *arg)
+{
+	mark_race_call();
+	complete(&mr.done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* The test_bit() hook, once: the other caller runs to its end. */
+static void mark_race_hook(const unsigned long *addr, unsigned long nr)
+{
+	clear_test_bit_hook(NULL);
+	if (!mr.task) {
+		mark_race_call();
+		return;
+	}
+	wake_up_process(mr.task);
+	/* No assertion here: mark_race() finds mr.ret unset. */
+	wait_for_completion_timeout(&mr.done, 120 * HZ);
+}
+
+/* One race of the caller and the other on stack @nr of @depot. */
+static void mark_race(struct kunit *test, struct stackdepot_lf *depot,
+		      bool other_cpu, u32 nr, const char *what)
+{
+	struct stackdepot_lf __rcu *ptr;
+	stackdepot_lf_id_t id;
+	bool first;
+
+	RCU_INIT_POINTER(ptr, depot);
+	RCU_INIT_POINTER(mr.depot, depot);
+	mr.nr = nr;
+	mr.ret = -1;
+	mr.task = NULL;
+	if (other_cpu) {
+		init_completion(&mr.done);
+		mr.task = start_kthread(test, mark_race_thread, NULL, 1,
+					"sdlf_mark_race");
+	}
+	/* Pairs with the acquire in sdlf_test_bit_hook_run(). */
+	__atomic_store_n(&sdlf_test_bit_hook, mark_race_hook,
+			 __ATOMIC_RELEASE);
+	first = get_id_marked(test, &ptr, MARK_RACE_DEPTH, nr, &id);
+	KUNIT_EXPECT_TRUE(test, !sdlf_test_bit_hook);
+	KUNIT_EXPECT_EQ(test, mr.ret, 0);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(mr.id));
+	if (first + mr.first != 1)
+		KUNIT_FAIL(test, "%s, other caller %s: %d callers told first",
+			   what, other_cpu ? "on another CPU" : "nested",
+			   first + mr.first);
+	KUNIT_EXPECT_FALSE(test, get_id_marked(test, &ptr, MARK_RACE_DEPTH,
+					       nr, &id));
+	if (mr.task)
+		kunit_release_action(test, kthread_stop_action, mr.task);
+}
+
+static void test_mark_race_window(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 64,
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot;
+	unsigned int cpu_marks, other_cpu;
+
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   clear_test_bit_hook,
+							   NULL));
+	for (cpu_marks = 0; cpu_marks < 2; cpu_marks++) {
+		p.flags = cpu_marks ? STACKDEPOT_LF_CPU_MARKS : 0;
+		depot = create_depot(test, &p);
+		for (other_cpu = 0; other_cpu < 2 - cpu_marks; other_cpu++) {
+			mark_race(test, depot, other_cpu, 800 + other_cpu,
+				  cpu_marks ? "new record, CPU marks" :
+				  "new record");
+			get_id(test, depot, MARK_RACE_DEPTH, 810 + other_cpu);
+			mark_race(test, depot, other_cpu, 810 + other_cpu,
+				  cpu_marks ? "stored record, CPU marks" :
+				  "stored record");
+			stackdepot_lf_clear_marks(depot);
+			mark_race(test, depot, other_cpu, 800 + other_cpu,
+				  cpu_marks ? "cleared mark, CPU marks" :
+				  "cleared mark");
+		}
+	}
+}
+
 static struct kunit_case stackdepot_lf_harness_cases[] = {
 	KUNIT_CASE(test_create_enomem),
 	KUNIT_CASE(test_growth_enomem),
@@ -776,6 +904,7 @@ static struct kunit_case stackdepot_lf_harness_cases[] = {
 	KUNIT_CASE(test_lost_race_given_back),
 	KUNIT_CASE(test_lost_races_concurrent),
 	KUNIT_CASE(test_clear_marks_ordered),
+	KUNIT_CASE(test_mark_race_window),
 	{}
 };
 
