@@ -236,7 +236,9 @@ static inline stackdepot_lf_id_t stackdepot_lf_u32_to_id(u32 val)
  *
  * Context: Process context; may sleep.
  * Return: the depot, ERR_PTR(-EINVAL) if a parameter is out of range or the
- * depot's size does not fit in a size_t, or ERR_PTR(-ENOMEM).
+ * depot's size does not fit in a size_t, ERR_PTR(-ENOMEM), or
+ * ERR_PTR(-ENOSPC) if the depots hold every range of ids of its size (see
+ * stackdepot_lf_release_ids()).
  */
 struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *params);
 
@@ -245,7 +247,11 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
  * @depot: the depot, or NULL
  *
  * The caller guarantees that no other function is running on @depot and
- * that none will be called on it afterwards.
+ * that none will be called on it afterwards. The ids it issued may be
+ * issued again by depots created later, once the system-wide cursor of
+ * ids comes round to them: a user that reads ids after the depot is gone
+ * reads them against no depot, or against one that releases only what
+ * it knows unreadable (see stackdepot_lf_release_ids()).
  *
  * Context: Process context; may sleep.
  */
@@ -377,9 +383,32 @@ int stackdepot_lf_lookup(struct stackdepot_lf *depot, stackdepot_lf_id_t id,
  * started before it, however many resets followed. Concurrent resets are
  * serialised.
  *
+ * The range of ids of the old generation stays the depot's, as do those
+ * of the generations before, until its user calls
+ * stackdepot_lf_release_ids(): no other generation of any depot is given
+ * an id a trace may still hold. Should the depots hold every range, the
+ * depot stays empty and busy (get_id fails with -EBUSY) until then, or
+ * until a later reset finds a range that other depots released.
+ *
  * Context: Process context; sleeps.
  */
 void stackdepot_lf_reset(struct stackdepot_lf *depot);
+
+/**
+ * stackdepot_lf_release_ids() - let the ids of past generations be reused
+ * @depot: the depot, or NULL
+ *
+ * For a user that knows no id @depot issued before its current
+ * generation can be read any more: the trace or map that kept them was
+ * cleared or freed. Their ranges may then be given to later generations,
+ * of @depot or of other depots, once the system-wide cursor of ids comes
+ * round to them; until then a reset never gives out an id that an earlier
+ * generation issued. A depot that a reset left busy for want of a range
+ * releases them all and takes the first free range.
+ *
+ * Context: Process context; sleeps.
+ */
+void stackdepot_lf_release_ids(struct stackdepot_lf *depot);
 
 /**
  * stackdepot_lf_clear_marks() - clear the mark of every record
@@ -439,8 +468,8 @@ void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
  * Context: Any context.
  * Return: the tag that ids of the current generation carry, the bits of
  * their value above the table index (stackdepot_lf_index_bits()); 0 if
- * @depot is NULL. During a reset,
- * the tag of the generation being cleared.
+ * @depot is NULL. During a reset, or while a reset waits for a range of
+ * ids (stackdepot_lf_release_ids()), the tag of the generation cleared.
  */
 u32 stackdepot_lf_generation(struct stackdepot_lf *depot);
 
@@ -546,6 +575,8 @@ static inline int stackdepot_lf_lookup(struct stackdepot_lf *depot,
 }
 
 static inline void stackdepot_lf_reset(struct stackdepot_lf *depot) { }
+
+static inline void stackdepot_lf_release_ids(struct stackdepot_lf *depot) { }
 
 static inline void stackdepot_lf_clear_marks(struct stackdepot_lf *depot) { }
 

@@ -43,12 +43,19 @@
  * the base of the range plus @pos, and the generation tag is the id above
  * @index_bits. Ranges are handed out system-wide in order (sdlf_ids_alloc()),
  * so an id resolves in the one depot and generation it came from, and in
- * no other until the cursor has gone round the 2^32 id values once more:
- * until ranges of all depots together have been handed out over the whole
- * id space since. Past the end of the space the cursor starts again at
- * the first range, and skips every range a live depot's generation holds,
- * the depot's own included, so that no two live generations ever share an
- * id. Range 0 is never handed out, so 0 is never an id.
+ * no other. Ids outlive their generation (a trace keeps them), so a depot
+ * holds the ranges of its past generations too, until its user says that
+ * none of their ids can be read any more (stackdepot_lf_release_ids()) or
+ * destroys it: the ranges from @ids_hold, its oldest range not released,
+ * to the end of its current one. That hull may hold other depots' ranges
+ * too, which is only wasteful. Past the end of the space the cursor
+ * starts again at the first range and skips what the depots hold, so that
+ * a range is never handed out while an id of it may still be read: an id
+ * read against its depot resolves in its own generation or not at all. If
+ * the depots hold every range, a reset leaves the depot busy (get_id
+ * fails with -EBUSY, and the caller keeps its full stack) until its user
+ * releases what it holds. Range 0 is never handed out, so 0 is never an
+ * id.
  *
  * Marks
  * -----
@@ -251,9 +258,11 @@ struct stackdepot_lf {
 #endif
 	size_t mem_allocated;	/* written under grow_lock */
 
-	/* Id ranges, under sdlf_ids_lock. */
-	struct list_head ids_node;	/* in sdlf_ids_live once @ids_base is set */
-	u32 ids_base;		/* the range of the current generation */
+	/* Id ranges, under sdlf_ids_lock; see "Ids" above. */
+	struct list_head ids_node;	/* in sdlf_ids_live while @ids_held */
+	bool ids_held;		/* holds the ranges from @ids_hold on */
+	u32 ids_hold;		/* the oldest range whose ids may be read */
+	u32 ids_base;		/* the range of the current (or last) generation */
 
 	/* Reset side. */
 	struct mutex reset_lock ____cacheline_aligned;
@@ -263,8 +272,8 @@ struct stackdepot_lf {
 
 /*
  * The next free id, system-wide: each generation of each depot takes the
- * next range of ids aligned to its table size that no live depot holds
- * (see "Ids" above). sdlf_ids_live lists the depots that hold one.
+ * next range of ids aligned to its table size that no depot holds (see
+ * "Ids" above). sdlf_ids_live lists the depots that hold ranges.
  */
 static DEFINE_MUTEX(sdlf_ids_lock);
 static u64 sdlf_ids_next;
@@ -278,68 +287,102 @@ static u64 sdlf_ids_space = BIT_ULL(32);
 #define sdlf_ids_space	BIT_ULL(32)
 #endif
 static LIST_HEAD(sdlf_ids_live);
-static unsigned int sdlf_ids_nr_live;
 
-/* The live depot whose range overlaps [@base, @base + @slots), or NULL. */
+/* The end of the ids @depot holds: that of its current (or last) range. */
+static u64 sdlf_ids_end(const struct stackdepot_lf *depot)
+{
+	return (u64)depot->ids_base + depot->slot_mask + 1;
+}
+
+/*
+ * The depot that holds an id of [@base, @base + @slots), or NULL. A depot
+ * holds the ids from @ids_hold to the end of its current range, round the
+ * end of the space if its ranges wrapped since @ids_hold.
+ */
 static struct stackdepot_lf *sdlf_ids_holder(u64 base, u32 slots)
 {
 	struct stackdepot_lf *depot;
+	u64 hold, end;
 
 	lockdep_assert_held(&sdlf_ids_lock);
-	list_for_each_entry(depot, &sdlf_ids_live, ids_node)
-		if (base < (u64)depot->ids_base + depot->slot_mask + 1 &&
-		    depot->ids_base < base + slots)
+	list_for_each_entry(depot, &sdlf_ids_live, ids_node) {
+		hold = depot->ids_hold;
+		end = sdlf_ids_end(depot);
+		if (hold < end ? base < end && hold < base + slots :
+				 base < end || hold < base + slots)
 			return depot;
+	}
 	return NULL;
 }
 
 /*
+ * The first range of @slots ids from the cursor on that no depot holds,
+ * going round the space once; 0 if they hold every one.
+ */
+static u64 sdlf_ids_find(u32 slots)
+{
+	u64 start = ALIGN(sdlf_ids_next, (u64)slots), base;
+	struct stackdepot_lf *holder;
+	bool wrapped = false;
+
+	lockdep_assert_held(&sdlf_ids_lock);
+	/* Range 0 would hold id 0; past the last range, the first. */
+	if (!start || start + slots > sdlf_ids_space)
+		start = slots;
+	base = start;
+	for (;;) {
+		holder = sdlf_ids_holder(base, slots);
+		if (!holder)
+			return base;
+		/* Past what the holder holds: its end, or round the space. */
+		if (base < sdlf_ids_end(holder))
+			base = ALIGN(sdlf_ids_end(holder), (u64)slots);
+		else
+			base = sdlf_ids_space;
+		if (base + slots > sdlf_ids_space) {
+			if (wrapped)
+				return 0;
+			wrapped = true;
+			base = slots;
+		}
+		/* Back where it started: every range is held. */
+		if (wrapped && base >= start)
+			return 0;
+	}
+}
+
+/*
  * Take the id range of a new generation of @depot, whose table has @slots
- * slots, and make it the one @depot holds.
+ * slots; the ranges @depot held stay held. Returns the range's base, or 0
+ * if every range is held.
  */
 static u32 sdlf_ids_alloc(struct stackdepot_lf *depot, u32 slots)
 {
-	struct stackdepot_lf *holder;
-	unsigned int skips = 0;
 	u64 base;
 
 	mutex_lock(&sdlf_ids_lock);
-	base = ALIGN(sdlf_ids_next, (u64)slots);
-	for (;;) {
-		/* Range 0 would hold id 0; past the last range, the first. */
-		if (!base || base + slots > sdlf_ids_space)
-			base = slots;
-		holder = sdlf_ids_holder(base, slots);
-		/*
-		 * Each holder is skipped at most once before the cursor wraps
-		 * and once after: a range is free by then unless the live
-		 * depots hold the whole id space, which would take thousands
-		 * of the largest. Should they, share a range rather than loop.
-		 */
-		if (!holder || skips > 2 * sdlf_ids_nr_live + 2)
-			break;
-		skips++;
-		base = ALIGN((u64)holder->ids_base + holder->slot_mask + 1,
-			     (u64)slots);
+	base = sdlf_ids_find(slots);
+	if (base) {
+		sdlf_ids_next = base + slots;
+		if (!depot->ids_held) {
+			list_add(&depot->ids_node, &sdlf_ids_live);
+			depot->ids_held = true;
+			depot->ids_hold = base;
+		}
+		depot->ids_base = base;
 	}
-	sdlf_ids_next = base + slots;
-	if (!depot->ids_base) {
-		list_add(&depot->ids_node, &sdlf_ids_live);
-		sdlf_ids_nr_live++;
-	}
-	depot->ids_base = base;
 	mutex_unlock(&sdlf_ids_lock);
 	return base;
 }
 
-/* @depot is going: the range it holds may be handed out again. */
+/* The ranges @depot holds may be handed out again: it holds none. */
 static void sdlf_ids_free(struct stackdepot_lf *depot)
 {
-	if (!depot->ids_base)
-		return;
 	mutex_lock(&sdlf_ids_lock);
-	list_del(&depot->ids_node);
-	sdlf_ids_nr_live--;
+	if (depot->ids_held) {
+		list_del(&depot->ids_node);
+		depot->ids_held = false;
+	}
 	mutex_unlock(&sdlf_ids_lock);
 }
 
@@ -1092,7 +1135,7 @@ static u64 sdlf_sum_refs(struct stackdepot_lf *depot, u32 records)
 
 void stackdepot_lf_reset(struct stackdepot_lf *depot)
 {
-	u32 state, records, b;
+	u32 state, records, base, b;
 	int cpu;
 
 	if (!depot)
@@ -1131,15 +1174,49 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	atomic64_inc(&depot->resets);
 
 	/*
-	 * Pairs with smp_load_acquire() of ->state: whoever sees the new
-	 * generation sees the cleared table, the counters and the new reset
-	 * count.
+	 * With every range held, the depot stays busy until
+	 * stackdepot_lf_release_ids(), or a later reset, finds it one.
 	 */
-	smp_store_release(&depot->state,
-			  sdlf_ids_alloc(depot, depot->slot_mask + 1));
+	base = sdlf_ids_alloc(depot, depot->slot_mask + 1);
+	if (base) {
+		/*
+		 * Pairs with smp_load_acquire() of ->state: whoever sees the
+		 * new generation sees the cleared table, the counters and the
+		 * new reset count.
+		 */
+		smp_store_release(&depot->state, base);
+	}
 	mutex_unlock(&depot->reset_lock);
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_reset);
+
+void stackdepot_lf_release_ids(struct stackdepot_lf *depot)
+{
+	u32 base;
+
+	if (!depot)
+		return;
+	mutex_lock(&depot->reset_lock);
+	/* Only resets write ->state, and they hold reset_lock. */
+	if (!(depot->state & SDLF_BUSY)) {
+		mutex_lock(&sdlf_ids_lock);
+		depot->ids_hold = depot->ids_base;
+		mutex_unlock(&sdlf_ids_lock);
+	} else {
+		/*
+		 * A reset found every range held and left the depot cleared
+		 * and busy: it holds none now, and takes the first free one.
+		 */
+		sdlf_ids_free(depot);
+		base = sdlf_ids_alloc(depot, depot->slot_mask + 1);
+		if (base) {
+			/* Pairs with smp_load_acquire() of ->state, as in reset. */
+			smp_store_release(&depot->state, base);
+		}
+	}
+	mutex_unlock(&depot->reset_lock);
+}
+EXPORT_SYMBOL_GPL(stackdepot_lf_release_ids);
 
 void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 {
@@ -1721,6 +1798,10 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	}
 	/* Not yet published: nobody reads ->state before we return. */
 	depot->state = sdlf_ids_alloc(depot, slots);
+	if (!depot->state) {
+		stackdepot_lf_destroy(depot);
+		return ERR_PTR(-ENOSPC);
+	}
 	return depot;
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_create);

@@ -1608,13 +1608,15 @@ static void test_generation_wrap(struct kunit *test)
 
 	/*
 	 * A reset never takes the range its depot holds, even with the
-	 * cursor on it; the reset after it hands the walk's own range out
-	 * again.
+	 * cursor on it; once the depot's user released the ranges of its
+	 * past generations, the reset after it hands the walk's own range
+	 * out again.
 	 */
 	stackdepot_lf_iter_start(&iter, depot);
 	set_ids_cursor(test, 1ULL << 11);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 2U);
+	stackdepot_lf_release_ids(depot);
 	set_ids_cursor(test, 1ULL << 11);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
@@ -1623,7 +1625,7 @@ static void test_generation_wrap(struct kunit *test)
 			stackdepot_lf_iter_next(&iter, got_buf, TEST_DEPTH,
 						&info));
 	/*
-	 * That is the documented bound: an id of the range's earlier
+	 * That is what releasing means: an id of the range's earlier
 	 * generation resolves again, to the stack now stored in its slot.
 	 */
 	KUNIT_EXPECT_EQ(test, 5, stackdepot_lf_lookup(depot, id, got_buf,
@@ -1697,8 +1699,9 @@ static void test_last_stack_hint(struct kunit *test)
 				      6), 4U);
 
 	/*
-	 * Two resets bring the first generation's range back (the first
-	 * cannot take the range its depot holds). On whichever CPU the case
+	 * Two resets, the depot's past ranges released in between, bring the
+	 * first generation's range back (the first cannot take the range its
+	 * depot holds). On whichever CPU the case
 	 * runs now, the hint names slot 42 of the old generation, or nothing: b's call
 	 * finds that slot empty and stores b there, which makes b's id the
 	 * hint, and a, compared with b, gets a slot of its own.
@@ -1707,6 +1710,7 @@ static void test_last_stack_hint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a - range, 42U);
 	set_ids_cursor(test, range);
 	stackdepot_lf_reset(depot);
+	stackdepot_lf_release_ids(depot);
 	set_ids_cursor(test, range);
 	stackdepot_lf_reset(depot);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), range >> 11);
@@ -1931,6 +1935,13 @@ static void expect_ids_at(struct kunit *test, struct stackdepot_lf *depot,
 							    TEST_DEPTH, NULL));
 }
 
+/* A reset whose user then releases the ids of the depot's past generations */
+static void reset_released(struct stackdepot_lf *depot)
+{
+	stackdepot_lf_reset(depot);
+	stackdepot_lf_release_ids(depot);
+}
+
 #define WRAP_SPACE	BIT_ULL(14)
 #define WRAP_BIG	2048U
 #define WRAP_SMALL	32U
@@ -1944,7 +1955,8 @@ static void expect_ids_at(struct kunit *test, struct stackdepot_lf *depot,
  * 32-bit space): in the real space, and for both sizes in one forced
  * small enough to wrap in a few ranges. The list of live depots stays
  * right through it: a destroyed depot's range is taken again, and live
- * ones are skipped.
+ * ones are skipped. Each reset's user releases the depot's past ranges,
+ * which would be held otherwise.
  */
 static void test_ids_wrap_sizes(struct kunit *test)
 {
@@ -1967,11 +1979,11 @@ static void test_ids_wrap_sizes(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, last);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(last), last_tag);
 	set_ids_cursor(test, (u64)last_tag * WRAP_BIG);
-	stackdepot_lf_reset(b);
+	reset_released(b);
 	expect_ids_at(test, b, 1, last, BIT_ULL(32));
 	stackdepot_lf_destroy(last);
 	set_ids_cursor(test, 5 * WRAP_BIG);
-	stackdepot_lf_reset(b);
+	reset_released(b);
 
 	/*
 	 * A small depot inside the first range of the big ones, not at its
@@ -1983,7 +1995,7 @@ static void test_ids_wrap_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(s),
 			(WRAP_BIG + 2 * WRAP_SMALL) / WRAP_SMALL);
 	set_ids_cursor(test, WRAP_BIG);
-	stackdepot_lf_reset(b);
+	reset_released(b);
 	expect_ids_at(test, b, 2, s, WRAP_SPACE);
 	expect_ids_at(test, s, (WRAP_BIG + 2 * WRAP_SMALL) / WRAP_SMALL, b,
 		      WRAP_SPACE);
@@ -1999,7 +2011,7 @@ static void test_ids_wrap_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(last),
 			(u32)(WRAP_SPACE / WRAP_BIG - 1));
 	set_ids_cursor(test, WRAP_SPACE - WRAP_BIG);
-	stackdepot_lf_reset(b);
+	reset_released(b);
 	expect_ids_at(test, b, 3, last, WRAP_SPACE);
 	stackdepot_lf_destroy(last);
 
@@ -2009,16 +2021,109 @@ static void test_ids_wrap_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(s2),
 			(u32)(WRAP_SPACE / WRAP_SMALL - 1));
 	set_ids_cursor(test, WRAP_SPACE - WRAP_SMALL);
-	stackdepot_lf_reset(s);
+	reset_released(s);
 	expect_ids_at(test, s, 1, s2, WRAP_SPACE);
 
 	/* The ranges given up are free again; those held are skipped. */
 	set_ids_cursor(test, WRAP_SPACE - WRAP_BIG);
-	stackdepot_lf_reset(b);
+	reset_released(b);
 	expect_ids_at(test, b, 1, s2, WRAP_SPACE);
 	set_ids_cursor(test, WRAP_SMALL);
-	stackdepot_lf_reset(s2);
+	reset_released(s2);
 	expect_ids_at(test, s2, 2, s, WRAP_SPACE);
+}
+
+/*
+ * An id outlives its generation (a trace keeps it): its range comes back
+ * only once the depot's user released it. In a space of seven ranges, a
+ * depot that resets without releasing takes each range once, each new
+ * generation storing another stack in the slot of its first id; then a
+ * depot of its size cannot be created, and its next reset leaves it busy,
+ * its callers refused, rather than give that id to a stack of a later
+ * generation. Released, its ranges come back, the first one first; a
+ * depot with a generation releases those before it and keeps its own,
+ * and the ranges of other depots that its hull covered.
+ */
+static void test_ids_held_until_released(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = WRAP_BIG / 2,
+		.max_depth = TEST_DEPTH,
+	};
+	struct stackdepot_lf *depot, *other;
+	struct stackdepot_lf_stats stats;
+	stackdepot_lf_id_t first, id;
+	u32 gen, ranges = WRAP_SPACE / WRAP_BIG - 1;
+
+	set_ids_space(test, WRAP_SPACE);
+	set_ids_cursor(test, WRAP_BIG);
+	depot = create_depot(test, &p);
+	/* Every stack in slot 42. */
+	kunit_activate_static_stub(test, sdlf_hash, constant_hash);
+	first = get_id(test, depot, 6, 1);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(first), WRAP_BIG + 42);
+	for (gen = 2; gen <= ranges; gen++) {
+		stackdepot_lf_reset(depot);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), gen);
+		id = get_id(test, depot, 6, 100 + gen);
+		KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+				gen * WRAP_BIG + 42);
+		KUNIT_EXPECT_EQ(test, -ESTALE,
+				stackdepot_lf_lookup(depot, first, got_buf,
+						     TEST_DEPTH, NULL));
+	}
+
+	/* Every range held: the first id must not find stack 200. */
+	stackdepot_lf_reset(depot);
+	make_stack(want_buf, 6, 200);
+	KUNIT_EXPECT_EQ(test, -EBUSY, stackdepot_lf_get_id(depot, want_buf, 6,
+							   &id));
+	KUNIT_EXPECT_EQ(test, -ESTALE, stackdepot_lf_lookup(depot, first,
+							    got_buf,
+							    TEST_DEPTH, NULL));
+	stackdepot_lf_stats(depot, &stats);
+	KUNIT_EXPECT_TRUE(test, stats.resetting);
+	KUNIT_EXPECT_EQ(test, stats.resets, (u64)ranges);
+	KUNIT_EXPECT_EQ(test, stats.records, 0U);
+	KUNIT_EXPECT_EQ(test, stats.drops_busy, 1ULL);
+	other = stackdepot_lf_create(&p);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(other), -ENOSPC);
+	if (!IS_ERR(other))
+		stackdepot_lf_destroy(other);
+
+	/* Released: the first range is the next generation's. */
+	stackdepot_lf_release_ids(depot);
+	stackdepot_lf_release_ids(NULL);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
+	id = get_id(test, depot, 6, 200);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
+			stackdepot_lf_id_to_u32(first));
+	expect_resolves(test, depot, id, 6, 200);
+
+	/*
+	 * Generation 2, and another depot at 3. A reset from the first
+	 * range skips the depot's own hull and the other depot to 4; its
+	 * hull then covers the other's range, which stays held by the
+	 * other after the release, as does the range of generation 4.
+	 */
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 2U);
+	other = create_depot(test, &p);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(other), 3U);
+	set_ids_cursor(test, WRAP_BIG);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 4U);
+	stackdepot_lf_release_ids(depot);
+	set_ids_cursor(test, WRAP_BIG);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 1U);
+	set_ids_cursor(test, WRAP_BIG);
+	stackdepot_lf_reset(depot);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(depot), 2U);
+	KUNIT_EXPECT_EQ(test, stackdepot_lf_generation(other), 3U);
+	kunit_deactivate_static_stub(test, sdlf_hash);
+	expect_ids_at(test, depot, 2, other, WRAP_SPACE);
+	expect_ids_at(test, other, 3, depot, WRAP_SPACE);
 }
 
 /*
@@ -3156,6 +3261,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_hint_last_frame),
 	KUNIT_CASE(test_ids_skip_live_ranges),
 	KUNIT_CASE(test_ids_wrap_sizes),
+	KUNIT_CASE(test_ids_held_until_released),
 	KUNIT_CASE(test_ids_after_destroy),
 	KUNIT_CASE(test_arena_limit),
 	KUNIT_CASE(test_mem_size),
