@@ -144,7 +144,7 @@ tracecmd_receive() {
 	for name in "$tc/received"/*.dat; do
 		[ ! -e "$name" ] || cp "$name" "$tc/"
 	done
-	for name in record reset flight wrapped stalled; do
+	for name in record reset flight wrapped consumed stalled; do
 		[ -s "$tc/$name.dat" ] || return 1
 	done
 }
@@ -174,6 +174,7 @@ checker=$root/vm/check-tracecmd.py
 : > "$tc/reset.check"
 : > "$tc/flight.check"
 : > "$tc/wrapped.check"
+: > "$tc/consumed.check"
 : > "$tc/stalled.check"
 if tracecmd_receive; then
 	record PASS "$step:tracecmd:files-received"
@@ -216,6 +217,17 @@ if tracecmd_receive; then
 			--raw "$tc/wrapped.raw.txt" --counts - "$tc/wrapped.txt" \
 			"$tc/wrapped.stack_map"
 	} > "$tc/wrapped.check" 2>&1
+	# After a recorder that stopped: every id resolves, in one pass as
+	# in two, from the definitions written again after it.
+	tracecmd_report consumed
+	"$tool" report "$tc/consumed.dat" > "$tc/consumed.2.txt" 2> "$tc/consumed.2.err"
+	{
+		"$checker" map --raw "$tc/consumed.raw.txt" \
+			--counts "$tc/consumed.2.err" "$tc/consumed.2.txt" \
+			"$tc/consumed.stack_map"
+		"$checker" map --prefix plugin --raw "$tc/consumed.raw.txt" \
+			--counts - "$tc/consumed.txt" "$tc/consumed.stack_map"
+	} > "$tc/consumed.check" 2>&1
 	# The stalled recorder: both buffers lost what their stopped
 	# recorders did not read; the definitions follow the loss.
 	tracecmd_report stalled
@@ -232,6 +244,8 @@ tracecmd_results record "$tc/record.check" no-loss ids-resolve equals-twin
 tracecmd_results reset "$tc/reset.check" no-loss ids-resolve equals-twin new-ids
 tracecmd_results flight "$tc/flight.check" ids-resolve equals-stack_map
 tracecmd_results wrapped "$tc/wrapped.check" ids-resolve equals-stack_map \
+	plugin-ids-resolve plugin-equals-stack_map
+tracecmd_results consumed "$tc/consumed.check" ids-resolve equals-stack_map \
 	plugin-ids-resolve plugin-equals-stack_map
 tracecmd_results stalled "$tc/stalled.check" lost-events two-pass-resolve \
 	plugin-after-drop equals-stack_map own-buffer

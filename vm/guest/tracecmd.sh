@@ -20,6 +20,11 @@
 #           "emit": the definitions it holds are those the kernel wrote
 #           again as the buffer lost its older ones (stack_map_redefine
 #           at WRAP_REDEFINE); its stack_map text as ground truth
+#   consumed the top instance after trace-cmd start, read by a consuming
+#           reader (trace-cmd show -p) halfway, and the second half read
+#           out with trace-cmd extract: the definitions the reader took
+#           must have been written again; its stack_map text as ground
+#           truth
 #   stalled trace-cmd record of the top instance and of an instance
 #           (-B stalled), both with stackmap, whose recorders are stopped
 #           (SIGSTOP) for STALL_S seconds while two workloads keep storing
@@ -74,10 +79,12 @@ check() { # description command...
 
 # A fork loop held on a fifo until go() opens it: $wl is its pid, for
 # the event filters. $1 forks, then with $2=reset a stack map reset
-# between two trace_marker lines, and $1 forks again.
-workload() { # forks [reset]
-	rm -f $D/go
-	mkfifo $D/go
+# between two trace_marker lines, and $1 forks again; with $2=pause, it
+# creates $D/paused and waits until $D/go2 is opened before the second
+# $1 forks.
+workload() { # forks [reset|pause]
+	rm -f $D/go $D/go2 $D/paused
+	mkfifo $D/go $D/go2
 	sh -c '
 		: < '$D/go'
 		fork_loop() {
@@ -88,6 +95,12 @@ workload() { # forks [reset]
 			done
 		}
 		fork_loop $1
+		if [ "$2" = pause ]; then
+			: > '$D'/paused
+			: < '$D/go2'
+			fork_loop $1
+			exit 0
+		fi
 		[ "$2" = reset ] || exit 0
 		echo stackmap-reset-begin > '$T'/trace_marker
 		echo reset > '$T'/stack_map
@@ -202,7 +215,7 @@ overwrite_instance() { # dir kb
 }
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..18"
 
 v=$(trace-cmd --version 2>&1 | grep 'trace-cmd version')
 echo "# $v"
@@ -302,6 +315,54 @@ if [ -d $W ]; then
 	rmdir $W
 fi
 
+# A consuming reader takes the definitions it reads out of the buffer:
+# "trace-cmd show -p" reads trace_pipe between two halves of the
+# workload, traced since "trace-cmd start"; "trace-cmd extract" then
+# reads the second half, whose stacks must have been defined again.
+echo "tracecmd: consumed"
+workload $FORKS pause
+args=$(filters)
+IFS='
+'
+set -- $args
+unset IFS
+trace-cmd start -O stacktrace -O stackmap "$@" > $D/consumed.log 2>&1
+rc=$?
+check "consumed: trace-cmd start exited 0" [ $rc -eq 0 ]
+: > $D/go
+i=0
+while [ ! -e $D/paused ] && [ $i -lt 600 ]; do
+	sleep 0.1 2>/dev/null || sleep 1
+	i=$((i + 1))
+done
+trace-cmd stop >> $D/consumed.log 2>&1
+# With tracing off, trace_pipe ends once it has read the buffer empty.
+trace-cmd show -p > $D/consumed.pipe 2>> $D/consumed.log &
+reader=$!
+i=0
+while kill -0 $reader 2>/dev/null && [ $i -lt 300 ]; do
+	sleep 0.1 2>/dev/null || sleep 1
+	i=$((i + 1))
+done
+kill $reader 2>/dev/null
+wait $reader
+left=$(cat $T/per_cpu/cpu*/stats | awk '$1 == "entries:" { n += $2 } END { print n + 0 }')
+echo "# consumed: trace-cmd show -p read $(grep -c '<stack_def 0x' $D/consumed.pipe) definitions, $(grep -c '<stack_id 0x' $D/consumed.pipe) ids; $left events left"
+check "consumed: trace-cmd show -p read the first half's definitions and left nothing" \
+	[ "$(grep -c '<stack_def 0x' $D/consumed.pipe)" -gt 0 -a "$left" -eq 0 ]
+trace-cmd restart >> $D/consumed.log 2>&1
+: > $D/go2
+wait $wl
+trace-cmd stop >> $D/consumed.log 2>&1
+cat $T/stack_map > $D/consumed.stack_map
+trace-cmd extract -o $D/consumed.dat >> $D/consumed.log 2>&1
+rc=$?
+cat $D/consumed.log
+check "consumed: trace-cmd extract exited 0, consumed.dat not empty" \
+	nonempty_run consumed
+trace-cmd reset >> $D/consumed.log 2>&1
+echo 1 > $T/tracing_on
+
 echo "tracecmd: stalled"
 echo 0 > $T/tracing_on
 /vm/workload.sh 100000 > /dev/null 2>&1 &
@@ -356,7 +417,7 @@ if [ -d $T/instances/stalled ]; then
 	rmdir $T/instances/stalled
 fi
 
-rm -f $D/go $D/reset.rc $D/report.txt
+rm -f $D/go $D/go2 $D/paused $D/reset.rc $D/report.txt
 
 # Where the "kallsyms" section of a trace.dat begins and ends, from
 # trace-cmd's list of the file's sections, in file order.
