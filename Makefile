@@ -83,6 +83,17 @@ OVERLAY := linux
 HARNESS := $(OVERLAY)/tools/testing/stackdepot_lf
 STACKMAP_TOOLS := $(OVERLAY)/tools/tracing/stackmap
 
+# $(call knob,VAR,SCRIPT): VAR's value as SCRIPT sees it, for `make
+# help`: the user's, or else the default in SCRIPT's first
+# `${VAR:-default}`. A default is typed once, where it is used, and help
+# prints it; scripts/help-check.py holds help, the scripts and README to
+# that (a step of `make check`).
+knob = $(if $(filter undefined,$(origin $(1))),$(shell sed -n \
+	's/.*$${$(1):-\([^}]*\)}.*/\1/p' $(ROOT)/$(2) | head -n 1),$($(1)))
+# The kernel's stack_map_redefine, which make run keeps unless REDEFINE=.
+KERNEL_REDEFINE = $(shell sed -n 's/^\#define TRACE_STACKMAP_DEFAULT_REDEFINE[[:space:]]*\([0-9]*\)U*$$/\1/p' \
+	$(ROOT)/$(OVERLAY)/kernel/trace/trace_stackmap.h)
+
 # Reset the results, run the steps given as $(1), print the summary.
 define run-steps
 	@scripts/results.sh reset
@@ -125,7 +136,8 @@ help:
 	@echo '  kunit-i386    - only the 32-bit i386 QEMU run (lockdep)'
 	@echo '  kunit-arm64   - only the arm64 QEMU run (KCSAN, lockdep)'
 	@echo '  check         - static gates on the project files: checkpatch'
-	@echo '                  --strict, kernel-doc, W=1 build, sparse (C=2)'
+	@echo '                  --strict, kernel-doc, W=1 build, sparse (C=2);'
+	@echo '                  that this help shows each knob'"'"'s default'
 	@echo '  harness       - userspace harness: the KUnit suite under ASan/UBSan'
 	@echo '                  and TSan, stress under both, bounded libFuzzer run'
 	@echo '  fuzz          - the harness fuzzer, longer'
@@ -153,33 +165,62 @@ help:
 	@echo '  clean         - remove out/ and the kernel build dirs'
 	@echo '  distclean     - remove out/ and build/ (re-unpacks the tree)'
 	@echo
-	@echo 'Knobs (make VAR=value):'
-	@echo '  JOBS=$(JOBS)           parallel kernel build jobs'
-	@echo '  KUNIT_TIMEOUT=$(KUNIT_TIMEOUT)  seconds per kunit.py run'
-	@echo '  QEMU_SMP=$(QEMU_SMP)       CPUs of the QEMU guests'
-	@echo '  KUNIT_FILTER=glob     kunit.py filter, e.g. "stackdepot_lf.*reset*"'
-	@echo '  KSRC=$(KSRC)'
-	@echo '  BUILD=$(BUILD)  OUT=$(OUT)'
-	@echo '  make run: BUFFER_KB=256 (per CPU), EVENTS=kmem:kmem_cache_alloc,'
-	@echo '            sched:sched_switch, WORKLOAD="shell command",'
-	@echo '            DURATION=60 (seconds, caps the workload),'
-	@echo '            REDEFINE=50 (stack_map_redefine of the stackmap'
-	@echo '            session, percent)'
-	@echo '  VM_STALL=600          seconds without guest output before a'
-	@echo '                        guest is taken for hung and killed'
-	@echo '  VM_TIMEOUT=3600       seconds before any guest is killed'
-	@echo '  ARCH=x86_64           guest of make run, vmtest, vm-kernel and'
-	@echo '                        vm-initrd: x86_64, arm64 or i386'
-	@echo '  CCACHE=ccache         compiler launcher of the kernel builds'
-	@echo '                        (CCACHE= builds without it)'
-	@echo '  make series: SIGNOFF="Name <addr>" adds a Signed-off-by,'
-	@echo '               SERIES_AUTHOR="Name <addr>", SERIES_PREFIX=PATCH'
-	@echo '  make mutate: JOBS (mutants at once), STRESS_MSEC=2000, FUZZ_SECONDS=10,'
-	@echo '               MUTANTS="glob...", MUTATE_TIMEOUT=300, MUTATE_REV=rev'
-	@echo '  make bench: BENCH_ROUNDS=15 (kernel), BENCH_REPS=5 (harness, VM),'
-	@echo '              BENCH_THREADS (harness; default CPUs),'
-	@echo '              BENCH_PARTS="kernel harness vm profile",'
-	@echo '              BENCH_PROFILE_N=8 (samples of each workload and mode)'
+	@echo 'Knobs (make VAR=value), each with the value in effect:'
+	@printf '  %-22s %s\n' 'JOBS=$(JOBS)' 'parallel kernel build jobs'
+	@printf '  %-22s %s\n' 'KUNIT_TIMEOUT=$(KUNIT_TIMEOUT)' 'seconds per kunit.py run'
+	@printf '  %-22s %s\n' 'QEMU_SMP=$(QEMU_SMP)' 'CPUs of the QEMU guests'
+	@printf '  %-22s %s\n' 'KUNIT_FILTER=$(KUNIT_FILTER)' 'kunit.py filter, e.g. "stackdepot_lf.*reset*"'
+	@printf '  %s\n' 'KSRC=$(KSRC)'
+	@printf '  %s\n' 'BUILD=$(BUILD)'
+	@printf '  %s\n' 'OUT=$(OUT)'
+	@printf '  %s\n' 'TARBALL=$(call knob,TARBALL,scripts/common.sh)'
+	@printf '  %-22s %s\n' '' 'the linux-source-6.12 tarball unpacked into KSRC'
+	@printf '  %-22s %s\n' 'ARCH=$(VM_ARCH)' 'guest of make run, vmtest, vm-kernel and'
+	@printf '  %-22s %s\n' '' 'vm-initrd: x86_64, arm64 or i386'
+	@printf '  %-22s %s\n' 'CCACHE=$(CCACHE)' 'compiler launcher of the kernel builds'
+	@printf '  %-22s %s\n' '' '(CCACHE= builds without it); ccache'"'"'s own settings:'
+	@printf '  %s\n' 'CCACHE_DEPEND=$(CCACHE_DEPEND)'
+	@printf '  %s\n' 'CCACHE_NOHASHDIR=$(CCACHE_NOHASHDIR)'
+	@printf '  %s\n' 'CCACHE_BASEDIR=$(CCACHE_BASEDIR)'
+	@printf '  %s\n' 'CCACHE_IGNOREOPTIONS=$(CCACHE_IGNOREOPTIONS)'
+	@printf '  %-22s %s\n' 'VM_STALL=$(call knob,VM_STALL,vm/run-qemu.sh)' 'seconds without guest output before a'
+	@printf '  %-22s %s\n' '' 'guest is taken for hung and killed'
+	@printf '  %-22s %s\n' 'VM_TIMEOUT=$(call knob,VM_TIMEOUT,vm/run-qemu.sh)' 'seconds before a vmtest guest is killed'
+	@printf '  %-22s %s\n' '' '(make run'"'"'s first boot: 4 x DURATION + 300;'
+	@printf '  %-22s %s\n' '' 'make bench: its own)'
+	@echo 'make run:'
+	@printf '  %-22s %s\n' 'BUFFER_KB=$(call knob,BUFFER_KB,vm/run.sh)' 'KiB per CPU of the ring buffer (16-65536)'
+	@printf '  %s\n' 'EVENTS=$(call knob,EVENTS,vm/run.sh)'
+	@printf '  %-22s %s\n' '' 'events traced: system:event,...'
+	@printf '  %-22s %s\n' 'WORKLOAD=$(call knob,WORKLOAD,vm/run.sh)' 'shell command run in the guest'
+	@printf '  %-22s %s\n' '' '(empty: vm/guest/workload.sh)'
+	@printf '  %-22s %s\n' 'DURATION=$(call knob,DURATION,vm/run.sh)' 'seconds, caps the workload (1-600)'
+	@printf '  %-22s %s\n' 'REDEFINE=$(call knob,REDEFINE,vm/run.sh)' 'stack_map_redefine of the stackmap session,'
+	@printf '  %-22s %s\n' '' 'percent (empty: the kernel'"'"'s, $(KERNEL_REDEFINE))'
+	@printf '  %-22s %s\n' 'PEAK_KB=$(call knob,PEAK_KB,vm/run.sh)' 'KiB per CPU of the memory peak'"'"'s boots'
+	@printf '  %-22s %s\n' '' '(64-65536)'
+	@printf '  %-22s %s\n' 'PEAK_PIPES=$(call knob,PEAK_PIPES,vm/run.sh)' 'pipes holding a page each at the peak'
+	@printf '  %-22s %s\n' '' '(1-100000)'
+	@echo 'make series, series-check:'
+	@printf '  %-22s %s\n' 'SIGNOFF=$(SIGNOFF)' '"Name <addr>": adds a Signed-off-by'
+	@printf '  %-22s %s\n' 'SERIES_AUTHOR=$(SERIES_AUTHOR)' '"Name <addr>" (empty: git config'"'"'s)'
+	@printf '  %-22s %s\n' 'SERIES_PREFIX=$(call knob,SERIES_PREFIX,scripts/series.sh)' 'subject prefix'
+	@printf '  %-22s %s\n' 'VM_TIMEOUT=$(call knob,VM_TIMEOUT,scripts/series-check.sh)' 'seconds before series-check'"'"'s KUnit'
+	@printf '  %-22s %s\n' '' 'boot is killed'
+	@echo 'make mutate (and JOBS: mutants at once):'
+	@printf '  %-22s %s\n' 'MUTANTS="$(call knob,MUTANTS,scripts/mutate/mutate.sh)"' 'globs of the mutants to run'
+	@printf '  %-22s %s\n' 'STRESS_MSEC=$(call knob,STRESS_MSEC,scripts/mutate/mutate.sh)' 'stress time of each mutant'"'"'s check'
+	@printf '  %-22s %s\n' 'FUZZ_SECONDS=$(call knob,FUZZ_SECONDS,scripts/mutate/mutate.sh)' 'fuzz time of each mutant'"'"'s check'
+	@printf '  %-22s %s\n' 'MUTATE_TIMEOUT=$(call knob,MUTATE_TIMEOUT,scripts/mutate/mutate.sh)' 'seconds per mutant'"'"'s check'
+	@printf '  %-22s %s\n' 'MUTATE_REV=$(MUTATE_REV)' 'revision to test (empty: the work tree)'
+	@printf '  %-22s %s\n' 'MUTATE_KEEP=$(MUTATE_KEEP)' 'non-empty: keep each mutant'"'"'s tree'
+	@printf '  %-22s %s\n' 'SEED=$(SEED)' 'seed of the stress and fuzz runs'
+	@echo 'make bench:'
+	@printf '  %-22s %s\n' 'BENCH_ROUNDS=$(call knob,BENCH_ROUNDS,scripts/bench.sh)' 'rounds of the kernel benchmark'
+	@printf '  %-22s %s\n' 'BENCH_REPS=$(call knob,BENCH_REPS,scripts/bench.sh)' 'repetitions of the harness and VM runs'
+	@printf '  %-22s %s\n' 'BENCH_THREADS=$(BENCH_THREADS)' 'harness threads (empty: 1..CPUs)'
+	@printf '  %s\n' 'BENCH_PARTS="$(call knob,BENCH_PARTS,scripts/bench.sh)"'
+	@printf '  %-22s %s\n' 'BENCH_PROFILE_N=$(call knob,BENCH_PROFILE_N,scripts/bench.sh)' 'samples of each workload and mode'
 
 deps:
 	@scripts/deps.sh $(DEB_PACKAGES)

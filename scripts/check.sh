@@ -14,6 +14,9 @@
 #   w1-i386-nokunit:<obj>, sparse-i386-nokunit:<obj>
 #                       the same for the library and the adapter in a
 #                       32-bit kernel without KUnit
+#   help:<VAR>          `make help` lists each knob with the default its
+#                       script or the Makefile gives it, and README.md
+#                       states no other (scripts/help-check.py)
 #   uapi:<header>       each header under include/uapi/ as userspace gets
 #                       it: installed by `make headers` (whose script
 #                       rejects kernel-only content), then compiled alone
@@ -48,6 +51,18 @@ mapfile -t patches < <(find patches -maxdepth 1 -name '*.patch' 2>/dev/null | LC
 # Of the kernel files the patches change, the one that takes a feature of
 # its own: the histogram triggers, the library's second user.
 objects+=(kernel/trace/trace_events_hist.o)
+
+# The knobs first: seconds, where the gates below take minutes.
+log=$logs/help.log
+if "$root/scripts/help-check.py" "$root" > "$log.results" 2> "$log"; then
+	:
+elif ! grep -q '^FAIL ' "$log.results"; then
+	echo 'FAIL help:crashed' >> "$log.results"
+fi
+while read -r status name; do
+	"$record" record "$status" "$name"
+done < "$log.results"
+[ ! -s "$log" ] || sed 's/^/  CHECK   /' "$log" >&2
 
 logname() { echo "$logs/$1-$(echo "$2" | tr '/' '_').log"; }
 

@@ -26,8 +26,8 @@
 #   NAME is a mutant's file name without .patch, or a glob of them;
 #   the default is $MUTANTS, or every mutant.
 # Environment: JOBS=2 (mutants at once), STRESS_MSEC=2000, FUZZ_SECONDS=10,
-#   SEED (passed to check), MUTATE_TIMEOUT=300, MUTATE_REV, MUTATE_KEEP=1
-#   (keep each mutant's tree; its logs are always kept).
+#   SEED (passed to check), MUTATE_TIMEOUT=300, MUTATE_REV, MUTATE_KEEP
+#   (non-empty: keep each mutant's tree; its logs are always kept).
 # Prints the table and writes it to $OUT/mutate.txt. Exit status: 0 if
 # every mutant was killed, 1 if any survived or is invalid, 2 if the
 # baseline fails or the run could not start.
