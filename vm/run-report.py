@@ -26,13 +26,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
                                 "tests"))
 import stackmap_text  # noqa: E402
 
-# The published measurement of the idea (slab workload, deeper stacks).
-PUBLISHED = {"retained_events": 2.17, "time_span": 1.85}
-# The depot's memory target at this workload, and what the depot took when
-# it allocated its whole capacity up front (stack_map_stat's mem_total in
-# make run on x86_64 at commit 68e002c, the last before it grew on demand).
+# The depot's memory target at this workload.
 DEPOT_TARGET = 256 * 1024
-DEPOT_FIXED = 2359808
 
 EVENT_RE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                       r"\S+\s+(?P<ts>\d+\.\d+): (?P<what>.*)$")
@@ -465,12 +460,7 @@ def main():
     mem = on["depot_bytes"]
     print(f"Depot memory: {mem:,} bytes allocated for "
           f"{on['stack_records']:,} stacks, target <= {DEPOT_TARGET:,}: "
-          f"{'met' if mem <= DEPOT_TARGET else 'MISSED'} "
-          f"(x86_64 before the depot grew on demand: {DEPOT_FIXED:,} "
-          f"bytes, make run on 68e002c)")
-    print(f"Published result for this idea: {PUBLISHED['retained_events']}x "
-          f"retained events, {PUBLISHED['time_span']}x time span "
-          f"(slab workload, deeper stacks)")
+          f"{'met' if mem <= DEPOT_TARGET else 'MISSED'}")
     cost = definition_cost(on)
     if cost:
         print(f"Stack definitions (options/stackmap-defs): "
@@ -480,11 +470,9 @@ def main():
               f"bytes the session wrote")
         summary["definitions"] = cost
     summary.update({"depot_target": DEPOT_TARGET,
-                    "depot_fixed_before": DEPOT_FIXED,
                     "limit": limit, "avg_depth": avg_depth,
                     "retained_ratio": measured,
-                    "fraction_of_limit": ratio(measured, limit),
-                    "published": PUBLISHED})
+                    "fraction_of_limit": ratio(measured, limit)})
 
     # Top stacks of the stackmap session, by events.
     counts = {}
