@@ -108,11 +108,14 @@ def read_kv(path):
 
 def cpu_stats(d):
     tot = {"entries": 0, "overrun": 0, "bytes": 0, "dropped events": 0}
+    cpus = 0
     for name in sorted(os.listdir(d)):
         if name.startswith("stats.cpu"):
+            cpus += 1
             kv = read_kv(os.path.join(d, name))
             for k in tot:
                 tot[k] += int(float(kv.get(k, "0")))
+    tot["cpus"] = cpus
     return tot
 
 
@@ -184,6 +187,7 @@ def session(raw, mode):
         "dir": d, "events": events,
         "stacks": {sid: st.frames for sid, st in stacks.items()},
         "retained_events": len(events),
+        "cpus": stats["cpus"],
         "ring_buffer_bytes": stats["bytes"],
         "ring_buffer_entries": stats["entries"],
         "overruns": stats["overrun"],
@@ -436,6 +440,17 @@ def main():
         ("depot drops", "depot_drops", "{:,.0f}"),
     ]
     params = open(os.path.join(raw, "params")).read().split()
+    # What a session's history costs: its ring buffers (buffer_size_kb
+    # on each CPU that saved its stats) and, with stackmap, the depot.
+    for sess in (off, on):
+        sess["memory_bytes"] = (int(params[0]) * 1024 * sess["cpus"] +
+                                sess["depot_bytes"])
+        sess["events_per_mib"] = (sess["retained_events"] /
+                                  (sess["memory_bytes"] / 2**20))
+    rows += [
+        ("memory: buffers + depot", "memory_bytes", "{:,.0f}"),
+        ("retained events per MiB", "events_per_mib", "{:,.0f}"),
+    ]
     print(f"Buffer {params[0]} KiB per CPU, events {params[1]}, "
           f"workload: {open(os.path.join(raw, 'workload')).read().strip()}")
     print(f"{'':26} {'stackmap off':>14} {'stackmap on':>14} {'on/off':>8}")
@@ -444,7 +459,8 @@ def main():
     for label, key, fmt in rows:
         a, b = off[key], on[key]
         r = ratio(b, a) if key in ("retained_events", "bytes_per_event",
-                                   "time_span_s") else None
+                                   "time_span_s", "memory_bytes",
+                                   "events_per_mib") else None
         rs = f"{r:7.2f}x" if r is not None else ""
         print(f"{label:26} {fmt.format(a):>14} {fmt.format(b):>14} {rs:>8}")
         summary["off"][key] = a
@@ -452,7 +468,11 @@ def main():
         if r is not None:
             summary["ratios"][key] = r
     measured = ratio(on["retained_events"], off["retained_events"])
+    per_mem = ratio(on["events_per_mib"], off["events_per_mib"])
     print()
+    print(f"Per byte of memory (ring buffers + depot), stackmap keeps "
+          f"{per_mem:.2f}x the events of full stacks "
+          f"({measured:.2f}x per byte of ring buffer)")
     print(f"Limit from record sizes: {limit:.2f}x "
           f"(avg stack depth {avg_depth:.1f} frames, stack-id record {id_bytes} B)")
     print(f"Retained-events ratio {measured:.2f}x = "
@@ -472,6 +492,7 @@ def main():
     summary.update({"depot_target": DEPOT_TARGET,
                     "limit": limit, "avg_depth": avg_depth,
                     "retained_ratio": measured,
+                    "retained_per_memory_ratio": per_mem,
                     "fraction_of_limit": ratio(measured, limit)})
 
     # Top stacks of the stackmap session, by events.
