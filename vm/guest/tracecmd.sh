@@ -340,7 +340,7 @@ trace-cmd stop >> $D/consumed.log 2>&1
 trace-cmd show -p > $D/consumed.pipe 2>> $D/consumed.log &
 reader=$!
 i=0
-while kill -0 $reader 2>/dev/null && [ $i -lt 300 ]; do
+while kill -0 $reader 2>/dev/null && [ $i -lt 1200 ]; do
 	sleep 0.1 2>/dev/null || sleep 1
 	i=$((i + 1))
 done
