@@ -39,6 +39,7 @@
  * has returned.
  */
 
+#include <linux/ctype.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -74,14 +75,25 @@ struct stackmap_print_bufs {
 static DEFINE_PER_CPU(struct stackmap_print_bufs, stackmap_print_bufs);
 
 /*
- * A depot size, from trace_stackmap_size= or stack_map_size: decimal like
- * the other tracefs numbers, digits only. A leading 0, once read as octal,
- * is refused rather than read as decimal.
+ * A number written to a stackmap file or given on the command line, at
+ * most @max: decimal digits and an optional trailing newline, nothing
+ * else. kstrtouint() would also take a sign, and a leading 0 that was
+ * once read as octal; both are refused rather than read as decimal.
  */
+int trace_stackmap_parse_uint(const char *str, unsigned int max,
+			      unsigned int *val)
+{
+	if (!isdigit(str[0]) || (str[0] == '0' && isdigit(str[1])) ||
+	    kstrtouint(str, 10, val) || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* A depot size, from trace_stackmap_size= or stack_map_size. */
 int trace_stackmap_parse_size(const char *str, unsigned int *size)
 {
-	if (*str < '1' || *str > '9' || kstrtouint(str, 10, size) ||
-	    *size < TRACE_STACKMAP_MIN_SIZE || *size > TRACE_STACKMAP_MAX_SIZE)
+	if (trace_stackmap_parse_uint(str, TRACE_STACKMAP_MAX_SIZE, size) ||
+	    *size < TRACE_STACKMAP_MIN_SIZE)
 		return -EINVAL;
 	return 0;
 }

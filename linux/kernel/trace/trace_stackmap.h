@@ -148,6 +148,8 @@ void trace_stackmap_unlock_depot(void);
 void trace_stackmap_assert_depot_held(void);
 unsigned int trace_stackmap_size(struct trace_array *tr);
 u32 trace_stackmap_index_bits(struct trace_array *tr);
+int trace_stackmap_parse_uint(const char *str, unsigned int max,
+			      unsigned int *val);
 int trace_stackmap_parse_size(const char *str, unsigned int *size);
 int trace_stackmap_set_size(struct trace_array *tr, unsigned int size);
 void trace_stackmap_reset(struct trace_array *tr);

@@ -661,15 +661,11 @@ static ssize_t stackmap_redefine_write(struct file *file,
 	char buf[8];
 	int ret;
 
-	/*
-	 * Decimal digits, 0 to 100, as stack_map_size takes them: a leading
-	 * 0 is refused. Anything else is -EINVAL and changes nothing.
-	 */
+	/* 0 to 100, as stack_map_size takes its digits; else -EINVAL. */
 	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
 	if (ret)
 		return ret;
-	if (!isdigit(buf[0]) || (buf[0] == '0' && isdigit(buf[1])) ||
-	    kstrtouint(buf, 10, &pct) ||
+	if (trace_stackmap_parse_uint(buf, 100, &pct) ||
 	    trace_stackmap_set_redefine(tr, pct))
 		return -EINVAL;
 
@@ -719,25 +715,24 @@ static ssize_t stackmap_option_read(struct file *file, char __user *ubuf,
 
 /*
  * "0" or "1", with an optional trailing newline, and nothing else: no
- * sign, blank or leading zero, which kstrtouint() would take. Anything
- * else is -EINVAL and changes nothing.
+ * sign, blank or leading zero. Anything else is -EINVAL and changes
+ * nothing.
  */
 static ssize_t stackmap_option_write(struct file *file,
 				     const char __user *ubuf, size_t cnt,
 				     loff_t *ppos)
 {
 	struct trace_array *tr = file->private_data;
+	unsigned int val;
 	char buf[4];
 	int ret;
 
 	ret = stackmap_str_from_user(buf, sizeof(buf), ubuf, cnt);
 	if (ret)
 		return ret;
-	if ((buf[0] != '0' && buf[0] != '1') ||
-	    (buf[1] && strcmp(buf + 1, "\n")))
+	if (trace_stackmap_parse_uint(buf, 1, &val))
 		return -EINVAL;
-	ret = trace_stackmap_set_option(tr, stackmap_option_of(file),
-					buf[0] == '1');
+	ret = trace_stackmap_set_option(tr, stackmap_option_of(file), val);
 	if (ret)
 		return ret;
 
