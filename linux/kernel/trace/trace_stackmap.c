@@ -19,10 +19,11 @@
  * on by default): each CPU's buffer defines the stacks of its own ids, so
  * that it resolves them whatever the other CPUs' buffers lost. The depot's
  * per-CPU marks tell that first use: they are cleared with each new
- * generation, and here whenever the buffer loses what it held (cleared or
- * swapped with the max buffer: every CPU's; a CPU's share of it overwritten,
- * stack_map_redefine: that CPU's) and whenever definitions or the option are
- * turned back on. "emit" written to stack_map writes the definitions of every
+ * generation, and here whenever the buffer loses what it held (cleared,
+ * swapped with the max buffer, or read by a consuming reader that closed
+ * its file: every CPU's; a CPU's share of it overwritten,
+ * stack_map_redefine: that CPU's) and whenever definitions or the option
+ * are turned back on. "emit" written to stack_map writes the definitions of every
  * stack at once, for a buffer read out once at the end.
  *
  * Coding conventions in this file: @tr is the trace instance, @sm its
