@@ -26,6 +26,18 @@
  * are turned back on. "emit" written to stack_map writes the definitions of every
  * stack at once, for a buffer read out once at the end.
  *
+ * Persistent buffers: the buffer of a boot-mapped instance may hold the
+ * ids and definitions of an earlier boot, whose ids this boot's depot
+ * gives out again for other stacks, with timestamps of another clock.
+ * Each CPU's buffer of such an instance holds a TRACE_STACK_BOOT marker,
+ * with a token drawn at random for this boot, before the first id or
+ * definition of this boot on that CPU (%TRACE_STACKMAP_BOOT_FIRST), and
+ * again on each sub-buffer it writes once it overwrites, and after each
+ * reset or consuming read: a reader gives each id the boot of the marker
+ * before it on its CPU, and resolves it only with that boot's
+ * definitions. Until such a buffer is reset, its trace output does not
+ * look ids up in this boot's depot.
+ *
  * Coding conventions in this file: @tr is the trace instance, @sm its
  * embedded struct trace_stackmap, @depot the depot published in it.
  *
@@ -46,6 +58,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/stackdepot_lf.h>
 
@@ -242,7 +255,15 @@ static int stackmap_create(struct trace_array *tr, unsigned int initial)
 		cpu = alloc_percpu(struct trace_stackmap_cpu);
 		if (!cpu)
 			return -ENOMEM;
-		/* Pairs with smp_load_acquire() in stackmap_lost_defs(). */
+		if (tr->range_addr_start) {
+			tr->stackmap.boot = get_random_u32_above(0);
+			atomic_set(&tr->stackmap.mark_epoch,
+				   STACKMAP_MARK_EPOCH);
+		}
+		/*
+		 * Pairs with smp_load_acquire() in stackmap_lost_defs() and
+		 * stackmap_mark_boot(): they see @boot and @mark_epoch set.
+		 */
 		smp_store_release(&tr->stackmap.cpu, cpu);
 	}
 
@@ -292,20 +313,28 @@ static void stackmap_destroy(struct trace_array *tr)
  * kept from an earlier use of the option has its stacks defined again at
  * their next use: the buffer may have lost their definitions meanwhile.
  *
+ * The buffer of a persistent (boot-mapped) instance that holds events may
+ * hold an earlier boot's ids: its trace output stops looking ids up in the
+ * depot until it is reset.
+ *
  * Context: Process context, trace_types_lock held.
- * Return: 0, -EINVAL for an instance on a persistent (boot-mapped) ring
- * buffer, whose old ids no depot can resolve, or -ENOMEM.
+ * Return: 0, or -ENOMEM.
  */
 int trace_stackmap_enable(struct trace_array *tr)
 {
 	int ret = 0;
 
-	if (tr->range_addr_start)
-		return -EINVAL;
-
 	mutex_lock(&trace_stackmap_mutex);
+	/* Pairs with READ_ONCE() in trace_stack_id_print(). */
+	if (tr->range_addr_start &&
+	    ring_buffer_entries(tr->array_buffer.buffer))
+		WRITE_ONCE(tr->stackmap.last_boot, true);
 	stackdepot_lf_clear_marks(stackmap_depot(tr));
-	if (stackmap_ready)
+	/* trace_instance= sets it at boot: see trace_stackmap_init(). */
+	if (stackmap_ready && system_state == SYSTEM_BOOTING)
+		ret = stackmap_create(tr, trace_stackmap_size(tr) /
+					  TRACE_STACKMAP_BOOT_ROOM_DIV);
+	else if (stackmap_ready)
 		ret = stackmap_create(tr, min(trace_stackmap_size(tr),
 					      TRACE_STACKMAP_DEFAULT_SIZE) /
 					  TRACE_STACKMAP_ROOM_DIV);
@@ -370,6 +399,13 @@ static void stackmap_redefine(struct trace_array *tr, bool this_cpu)
 {
 	struct stackdepot_lf *depot;
 
+	/*
+	 * Every CPU's marker goes again; pairs with atomic_read() in
+	 * stackmap_mark_boot(). The epoch skips STACKMAP_MARK_NONE as it
+	 * wraps: it would make the next marker a boot's first.
+	 */
+	if (!this_cpu && !atomic_inc_return(&tr->stackmap.mark_epoch))
+		atomic_inc(&tr->stackmap.mark_epoch);
 	rcu_read_lock_sched_notrace();
 	depot = stackmap_depot_sched(tr);
 	if (IS_ERR(depot))
@@ -511,6 +547,94 @@ static __always_inline void *stackmap_reserve(struct trace_buffer *buffer,
 	ent = ring_buffer_event_data(*event);
 	tracing_generic_entry_update(ent, type, trace_ctx);
 	return ent;
+}
+
+/*
+ * The slow part of stackmap_mark_boot(): this CPU's marker is missing, or
+ * may have been overwritten. An interrupt that comes in while it is being written, marking
+ * set, records its stack in full: its id would come before the marker.
+ * One that came before marking was set has written a marker, which the
+ * second look at @sc->marked sees.
+ */
+static noinline bool stackmap_mark_boot_slow(struct trace_stackmap *sm,
+					     struct trace_stackmap_cpu *sc,
+					     struct trace_buffer *buffer,
+					     unsigned int trace_ctx,
+					     unsigned int epoch, int cpu)
+{
+	struct ring_buffer_event *event;
+	struct stack_boot_entry *entry;
+	unsigned int marked;
+	bool ret = true;
+
+	if (READ_ONCE(sc->marking))
+		return false;
+	WRITE_ONCE(sc->marking, true);
+	/*
+	 * Only this CPU's contexts read @sc, each interrupting the other:
+	 * the compiler's order is the order they see.
+	 */
+	barrier();
+	marked = READ_ONCE(sc->marked);
+	if (marked == epoch &&
+	    ring_buffer_overrun_cpu(buffer, cpu) == READ_ONCE(sc->mark_lost))
+		goto out;
+
+	entry = stackmap_reserve(buffer, TRACE_STACK_BOOT, sizeof(*entry),
+				 trace_ctx, &event);
+	if (!entry) {
+		ret = false;
+		goto out;
+	}
+	entry->boot = sm->boot;
+	entry->flags = marked == STACKMAP_MARK_NONE ?
+		       TRACE_STACKMAP_BOOT_FIRST : 0;
+	trace_buffer_unlock_commit_nostack(buffer, event);
+	/* In the buffer before an interrupt can take this CPU as marked. */
+	barrier();
+	WRITE_ONCE(sc->mark_lost, ring_buffer_overrun_cpu(buffer, cpu));
+	WRITE_ONCE(sc->marked, epoch);
+out:
+	barrier();
+	WRITE_ONCE(sc->marking, false);
+	return ret;
+}
+
+/*
+ * On a persistent instance (@sm->boot set), is this CPU's TRACE_STACK_BOOT
+ * marker in @buffer before what the caller writes? It is written before
+ * the CPU's first id or definition of this boot, again after every CPU's
+ * buffer lost its contents (stackmap_redefine()), and again whenever the
+ * CPU's buffer overwrote events since the last one: once a buffer wraps,
+ * each sub-buffer that holds ids holds a marker before them, so that a
+ * marker of this boot stays on the CPU while any of its ids does. False,
+ * leaving the caller to record the full stack, if the buffer refused the
+ * marker or another context of this CPU is writing it.
+ *
+ * Context: Any context, with preemption disabled.
+ */
+static __always_inline bool stackmap_mark_boot(struct trace_stackmap *sm,
+					       struct trace_buffer *buffer,
+					       unsigned int trace_ctx)
+{
+	struct trace_stackmap_cpu __percpu *cpus;
+	struct trace_stackmap_cpu *sc;
+	unsigned int epoch;
+	int cpu;
+
+	/* Pairs with smp_store_release() in stackmap_create(). */
+	cpus = smp_load_acquire(&sm->cpu);
+	if (unlikely(!cpus))
+		return false;
+	cpu = smp_processor_id();
+	sc = per_cpu_ptr(cpus, cpu);
+	/* Pairs with atomic_inc() in stackmap_redefine(). */
+	epoch = atomic_read(&sm->mark_epoch);
+	if (likely(READ_ONCE(sc->marked) == epoch &&
+		   ring_buffer_overrun_cpu(buffer, cpu) ==
+		   READ_ONCE(sc->mark_lost)))
+		return true;
+	return stackmap_mark_boot_slow(sm, sc, buffer, trace_ctx, epoch, cpu);
 }
 
 /*
@@ -666,6 +790,11 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 	if (!stackmap_buffer_is_own(tr, buffer))
 		return false;
 
+	/* @boot never changes once set: see stackmap_create(). */
+	if (unlikely(READ_ONCE(tr->stackmap.boot)) &&
+	    !stackmap_mark_boot(&tr->stackmap, buffer, trace_ctx))
+		return false;
+
 	entry = stackmap_reserve(buffer, TRACE_STACK_ID, sizeof(*entry),
 				 trace_ctx, &event);
 	if (!entry)
@@ -716,15 +845,18 @@ void trace_stackmap_redefine(struct trace_array *tr)
  * trace_stackmap_buffer_reset() - a buffer of an instance was emptied
  * @buf: the buffer, main or max
  *
- * The main buffer's definitions went with its events; the max buffer held
- * none the main buffer needs.
+ * The main buffer's definitions went with its events, and so did an
+ * earlier boot's ids; the max buffer held none the main buffer needs.
  *
  * Context: Any context.
  */
 void trace_stackmap_buffer_reset(struct array_buffer *buf)
 {
-	if (buf == &buf->tr->array_buffer)
-		trace_stackmap_redefine(buf->tr);
+	if (buf != &buf->tr->array_buffer)
+		return;
+	/* Pairs with READ_ONCE() in trace_stack_id_print(). */
+	WRITE_ONCE(buf->tr->stackmap.last_boot, false);
+	trace_stackmap_redefine(buf->tr);
 }
 
 /**
@@ -922,6 +1054,23 @@ static bool stackmap_recording(struct trace_array *tr,
 	return tracer_tracing_is_on(tr) && ring_buffer_record_is_on(buffer);
 }
 
+/*
+ * Before a definition "emit" writes into @buffer on this CPU: the CPU's
+ * marker, on a persistent instance. False if it could not be written.
+ */
+static bool stackmap_emit_mark(struct trace_array *tr,
+			       struct trace_buffer *buffer)
+{
+	bool ret;
+
+	if (!tr->stackmap.boot)
+		return true;
+	preempt_disable_notrace();
+	ret = stackmap_mark_boot(&tr->stackmap, buffer, tracing_gen_ctx_dec());
+	preempt_enable_notrace();
+	return ret;
+}
+
 /**
  * trace_stackmap_emit() - write the definitions of every stack of a depot
  * @tr: the instance
@@ -1006,7 +1155,8 @@ int trace_stackmap_emit(struct trace_array *tr)
 			break;
 		}
 		buffer = READ_ONCE(tr->array_buffer.buffer);
-		if (!stackmap_write_def(tr, buffer, tracing_gen_ctx(),
+		if (!stackmap_emit_mark(tr, buffer) ||
+		    !stackmap_write_def(tr, buffer, tracing_gen_ctx(),
 					stackdepot_lf_id_to_u32(info.id),
 					entries, depth)) {
 			ret = stackmap_recording(tr, buffer) ? -ENOSPC : -EBUSY;
@@ -1104,9 +1254,20 @@ static enum print_line_t trace_stack_id_print(struct trace_iterator *iter,
 	trace_assign_type(field, iter->ent);
 
 	/* Pairs with WRITE_ONCE() in trace_stackmap_set_option(). */
-	if (READ_ONCE(iter->tr->stackmap.expand) &&
-	    stackmap_print_stack(s, iter->tr, field->id, flags))
-		return trace_handle_return(s);
+	if (READ_ONCE(iter->tr->stackmap.expand)) {
+		/*
+		 * An earlier boot's id is not this depot's. Pairs with
+		 * WRITE_ONCE() in trace_stackmap_enable() and
+		 * trace_stackmap_buffer_reset().
+		 */
+		if (READ_ONCE(iter->tr->stackmap.last_boot)) {
+			trace_seq_printf(s, "<stack_id 0x%08x> %s\n", field->id,
+					 "[not expanded: the buffer may hold an earlier boot's ids]");
+			return trace_handle_return(s);
+		}
+		if (stackmap_print_stack(s, iter->tr, field->id, flags))
+			return trace_handle_return(s);
+	}
 
 	trace_seq_printf(s, "<stack_id 0x%08x>\n", field->id);
 	return trace_handle_return(s);
@@ -1147,7 +1308,9 @@ static unsigned int stack_def_depth(struct trace_iterator *iter,
 
 /*
  * The frames as the stack_map file prints them, "  [i] symbol+off/size",
- * not as " => " lines: those belong to the stack of the event above.
+ * not as " => " lines: those belong to the stack of the event above. An
+ * earlier boot's frames are moved by the text delta of a persistent
+ * buffer, as trace_output.c moves the addresses of its events.
  */
 static enum print_line_t trace_stack_def_print(struct trace_iterator *iter,
 					       int flags,
@@ -1167,7 +1330,8 @@ static enum print_line_t trace_stack_def_print(struct trace_iterator *iter,
 			trace_seq_printf(s, "  [%u] [FTRACE TRAMPOLINE]\n", i);
 		else
 			trace_seq_printf(s, "  [%u] %pS\n", i,
-					 (void *)field->caller[i]);
+					 (void *)(field->caller[i] +
+						  iter->tr->text_delta));
 	}
 	return trace_handle_return(s);
 }
@@ -1194,6 +1358,42 @@ struct trace_event trace_stack_def_event = {
 	.funcs		= &trace_stack_def_funcs,
 };
 
+/* TRACE_STACK_BOOT output */
+
+static enum print_line_t trace_stack_boot_print(struct trace_iterator *iter,
+						int flags,
+						struct trace_event *event)
+{
+	struct stack_boot_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "<stack_boot 0x%08x flags 0x%x>\n",
+			 field->boot, field->flags);
+	return trace_handle_return(&iter->seq);
+}
+
+static enum print_line_t trace_stack_boot_raw(struct trace_iterator *iter,
+					      int flags,
+					      struct trace_event *event)
+{
+	struct stack_boot_entry *field;
+
+	trace_assign_type(field, iter->ent);
+	trace_seq_printf(&iter->seq, "0x%08x 0x%x\n", field->boot,
+			 field->flags);
+	return trace_handle_return(&iter->seq);
+}
+
+static struct trace_event_functions trace_stack_boot_funcs = {
+	.trace		= trace_stack_boot_print,
+	.raw		= trace_stack_boot_raw,
+};
+
+struct trace_event trace_stack_boot_event = {
+	.type		= TRACE_STACK_BOOT,
+	.funcs		= &trace_stack_boot_funcs,
+};
+
 /**
  * trace_stackmap_init() - allocate the depots trace_options= asked for
  *
@@ -1217,9 +1417,8 @@ void __init trace_stackmap_init(void)
 		tr->stackmap.redefine_pct = TRACE_STACKMAP_DEFAULT_REDEFINE;
 		if (!(tr->trace_flags & TRACE_ITER_STACKMAP))
 			continue;
-		if (tr->range_addr_start ||
-		    stackmap_create(tr, trace_stackmap_size(tr) /
-					TRACE_STACKMAP_BOOT_ROOM_DIV)) {
+		if (stackmap_create(tr, trace_stackmap_size(tr) /
+				    TRACE_STACKMAP_BOOT_ROOM_DIV)) {
 			pr_warn("tracing: cannot enable stackmap in %s\n",
 				tr->name ?: "top level");
 			tr->trace_flags &= ~TRACE_ITER_STACKMAP;

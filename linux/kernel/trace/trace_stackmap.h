@@ -68,16 +68,36 @@ enum trace_stackmap_opt {
  * @base: that count when its stacks were last defined again
  * @held: the events it held then; it may overwrite stack_map_redefine
  *	percent of them after @base before they are defined again
+ * @marked: on a persistent instance, the trace_stackmap.mark_epoch of the
+ *	last TRACE_STACK_BOOT marker this CPU wrote; %STACKMAP_MARK_NONE
+ *	before its first
+ * @mark_lost: the buffer's count of overwritten events after that marker
+ * @marking: a marker is being written on this CPU, at a context level
+ *	that an interrupt may have interrupted
  *
  * Read and written only on its CPU, by the recording path at any context
- * level: see stackmap_lost_defs().
+ * level: see stackmap_lost_defs() and stackmap_mark_boot().
  */
 struct trace_stackmap_cpu {
 	struct trace_buffer	*buffer;
 	unsigned long		seen;
 	unsigned long		base;
 	unsigned long		held;
+	unsigned int		marked;
+	unsigned long		mark_lost;
+	bool			marking;
 };
+
+/* trace_stackmap_cpu.marked before the CPU's first marker */
+#define STACKMAP_MARK_NONE	0U
+/* The first value of trace_stackmap.mark_epoch, above it. */
+#define STACKMAP_MARK_EPOCH	1U
+
+/*
+ * TRACE_STACK_BOOT flags: the first marker of this boot's depot on its
+ * CPU, before which the CPU's buffer holds nothing of this boot.
+ */
+#define TRACE_STACKMAP_BOOT_FIRST	0x1U
 
 /**
  * struct trace_stackmap - stackmap state embedded in each trace_array
@@ -103,11 +123,20 @@ struct trace_stackmap_cpu {
  *	ring_buffer_event_length() counts them
  * @redefinitions: times a CPU's buffer overwrote its share, and its stacks
  *	were to be defined again
+ * @boot: on a persistent (boot-mapped) instance, whose buffer may hold an
+ *	earlier boot's ids, the nonzero token of this boot's TRACE_STACK_BOOT
+ *	markers, drawn at random with @cpu; 0 elsewhere
+ * @mark_epoch: bumped whenever every CPU's buffer lost its definitions,
+ *	so that each CPU writes its marker again
+ * @last_boot: the persistent buffer held events when the option was set,
+ *	maybe an earlier boot's ids: the trace output does not look ids up
+ *	in the depot until the buffer is reset
  *
  * Only trace_stackmap.c changes these. @size and @epoch are protected by
  * its trace_stackmap_mutex; @depot is written under it and read locklessly
- * by the recording and print paths; so are @no_defs and @cpu; @expand,
- * @redefine, @redefine_pct and the counters are lockless.
+ * by the recording and print paths; so are @no_defs and @cpu; @boot is
+ * set before @cpu is published and never changes; @expand, @redefine,
+ * @redefine_pct, @mark_epoch, @last_boot and the counters are lockless.
  */
 struct trace_stackmap {
 	struct stackdepot_lf __rcu	*depot;
@@ -124,10 +153,14 @@ struct trace_stackmap {
 	atomic_long_t			defs_lost;
 	atomic64_t			defs_bytes;
 	atomic_long_t			redefinitions;
+	u32				boot;
+	atomic_t			mark_epoch;
+	bool				last_boot;
 };
 
 extern struct trace_event trace_stack_id_event;
 extern struct trace_event trace_stack_def_event;
+extern struct trace_event trace_stack_boot_event;
 
 void __init trace_stackmap_init(void);
 int trace_stackmap_enable(struct trace_array *tr);

@@ -296,6 +296,11 @@ static void stackmap_stat_defs(struct seq_file *m, struct trace_array *tr)
 		   atomic64_read(&sm->defs_bytes));
 	seq_printf(m, "redefinitions: %lu\n",
 		   atomic_long_read(&sm->redefinitions));
+	/* A persistent instance's: see trace_stackmap.c. */
+	if (READ_ONCE(sm->boot)) {
+		seq_printf(m, "boot_marker: 0x%08x\n", READ_ONCE(sm->boot));
+		seq_printf(m, "last_boot: %d\n", READ_ONCE(sm->last_boot));
+	}
 }
 
 /*
