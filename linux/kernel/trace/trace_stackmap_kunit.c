@@ -1360,6 +1360,118 @@ static void stackmap_enable_room_test(struct kunit *test)
 			(u64)before.chunks * before.chunk_size);
 }
 
+/* What a walk of one CPU's buffer, oldest first, found of the markers. */
+struct stackmap_kunit_marks {
+	unsigned int	marks;		/* TRACE_STACK_BOOT entries */
+	unsigned int	firsts;		/* of them, with the FIRST flag */
+	unsigned int	wrong;		/* of them, with another token */
+	unsigned int	stack_before;	/* ids and defs before the first */
+	bool		first_first;	/* the first entry of all has FIRST */
+};
+
+static void stackmap_kunit_marks_walk(struct trace_buffer *buffer, int cpu,
+				      u32 token, struct stackmap_kunit_marks *m)
+{
+	struct ring_buffer_event *event;
+	struct ring_buffer_iter *iter;
+	struct stack_boot_entry *mark;
+	struct trace_entry *ent;
+	bool seen = false;
+	u64 ts;
+
+	memset(m, 0, sizeof(*m));
+	iter = ring_buffer_read_start(buffer, cpu, GFP_KERNEL);
+	if (!iter)
+		return;
+	while ((event = ring_buffer_iter_peek(iter, &ts))) {
+		ent = ring_buffer_event_data(event);
+		if (ent->type == TRACE_STACK_BOOT) {
+			mark = (struct stack_boot_entry *)ent;
+			if (!seen && !m->stack_before)
+				m->first_first = mark->flags &
+						 TRACE_STACKMAP_BOOT_FIRST;
+			seen = true;
+			m->marks++;
+			m->firsts += !!(mark->flags & TRACE_STACKMAP_BOOT_FIRST);
+			m->wrong += mark->boot != token;
+		} else if (!seen && (ent->type == TRACE_STACK_ID ||
+				     ent->type == TRACE_STACK_DEF)) {
+			m->stack_before++;
+		}
+		ring_buffer_iter_advance(iter);
+	}
+	ring_buffer_read_finish(iter);
+}
+
+/*
+ * A persistent instance's markers (stackmap_mark_boot()): on the CPU, one
+ * with TRACE_STACKMAP_BOOT_FIRST before the first id or definition, none
+ * more while nothing is lost, one without it before the first id after a
+ * reset, and, once the buffer wraps, one more on each sub-buffer it
+ * writes, so that what is left of it starts with them. The case's
+ * instance is not boot-mapped: it gets a token as stackmap_create() gives
+ * one to such an instance, before anything records into it.
+ */
+static void stackmap_boot_marks_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct stackmap_kunit_marks m;
+	struct trace_buffer *buffer;
+	struct trace_stackmap *sm;
+	const u32 token = 0x5eed1e55;
+	unsigned long ip, n = 0;
+	int cpu;
+
+	stackmap_kunit_defs_setup(test, &ctx);
+	sm = &ctx->tr->stackmap;
+	buffer = ctx->tr->array_buffer.buffer;
+	KUNIT_ASSERT_EQ(test, sm->boot, 0);
+	atomic_set(&sm->mark_epoch, STACKMAP_MARK_EPOCH);
+	WRITE_ONCE(sm->boot, token);
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+	stackmap_kunit_marks_walk(buffer, cpu, token, &m);
+	KUNIT_EXPECT_EQ(test, m.marks, 1);
+	KUNIT_EXPECT_EQ(test, m.firsts, 1);
+	KUNIT_EXPECT_TRUE(test, m.first_first);
+	KUNIT_EXPECT_EQ(test, m.stack_before, 0);
+	KUNIT_EXPECT_EQ(test, m.wrong, 0);
+
+	tracing_reset_online_cpus(&ctx->tr->array_buffer);
+	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+	stackmap_kunit_marks_walk(buffer, cpu, token, &m);
+	KUNIT_EXPECT_EQ(test, m.marks, 1);
+	KUNIT_EXPECT_EQ(test, m.firsts, 0);
+	KUNIT_EXPECT_EQ(test, m.stack_before, 0);
+
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer,
+						 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
+	while (ring_buffer_overrun_cpu(buffer, cpu) <
+	       STACKMAP_KUNIT_WRAPS * ring_buffer_entries_cpu(buffer, cpu)) {
+		if (n++ == STACKMAP_KUNIT_FILL_MAX) {
+			KUNIT_FAIL(test, "the buffer did not wrap");
+			break;
+		}
+		stackmap_kunit_print_wrap_b(test, ctx->tr, NULL, &ip);
+	}
+	stackmap_kunit_marks_walk(buffer, cpu, token, &m);
+	migrate_enable();
+	kunit_info(test, "%u markers in %u pages, %u ids and definitions before the first\n",
+		   m.marks, STACKMAP_KUNIT_WRAP_PAGES, m.stack_before);
+	/* One a page, but for those the writer is on and filled first. */
+	KUNIT_EXPECT_GE(test, m.marks, STACKMAP_KUNIT_WRAP_PAGES - 2);
+	KUNIT_EXPECT_LE(test, m.marks, STACKMAP_KUNIT_WRAP_PAGES + 1);
+	KUNIT_EXPECT_EQ(test, m.firsts, 0);
+	KUNIT_EXPECT_EQ(test, m.wrong, 0);
+	/* At most the rest of the oldest page, whose marker went first. */
+	KUNIT_EXPECT_LE(test, m.stack_before,
+			PAGE_SIZE / sizeof(struct stack_id_entry));
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -1379,6 +1491,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_defs_overrun_test, overrun_pct_gen_params),
 	KUNIT_CASE(stackmap_defs_other_cpu_test),
 	KUNIT_CASE(stackmap_enable_room_test),
+	KUNIT_CASE(stackmap_boot_marks_test),
 	{}
 };
 
