@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Write small trace.dat files (trace-cmd file format v6, see
-trace-cmd.dat.v6(5)) holding kmem:kfree, ftrace:kernel_stack_id and
-ftrace:kernel_stack_def events, so that the plugin and "stackmap report"
+trace-cmd.dat.v6(5)) holding kmem:kfree, ftrace:kernel_stack_id, ftrace:kernel_stack_def
+and ftrace:kernel_stack_boot events, so that the plugin and "stackmap report"
 can be tested through the real libtracecmd and "trace-cmd report"; and
 the allocation events of kmem (kmem_cache_alloc, kmalloc, kmalloc_node,
 mm_page_alloc), its free events (kmem_cache_free, mm_page_free,
@@ -16,7 +16,7 @@ option of v6), 4- or 8-byte longs and either byte order.
 
 As a module: TraceDat(kallsyms, ...), then kfree(), kmem_alloc(),
 page_alloc(), cache_free(), page_free(), page_free_batched(),
-stack_id(), stack_def(), kernel_stack() per event and
+stack_id(), stack_def(), stack_boot(), kernel_stack() per event and
 write(path).
 
 As a command, the trace of the first plugin tests: one kfree and one
@@ -30,6 +30,9 @@ import sys
 PAGE = 4096
 STACK_ID_TYPE = 39
 STACK_DEF_TYPE = 40
+STACK_BOOT_TYPE = 41
+# kernel_stack_boot's flags: the first marker of its depot on its CPU.
+BOOT_FIRST = 0x1
 KFREE_TYPE = 400
 STACK_TYPE = 4
 # The allocation events of kmem and their types.
@@ -96,6 +99,16 @@ def def_format(fields=DEF_FIELDS):
             COMMON + b'\n' + b''.join(lines) +
             b"\nprint fmt: \"<stack_def 0x%08x depth %u>\", REC->id, "
             b"REC->depth\n")
+
+
+def boot_format():
+    """kernel_stack_boot, which boot-mapped instances write: the token of
+    the depot (per boot) whose ids and definitions follow on its CPU."""
+    return (b"name: kernel_stack_boot\nID: %d\nformat:\n" % STACK_BOOT_TYPE +
+            COMMON + b'\n' + field('u32', 'boot', 8, 4) +
+            field('u32', 'flags', 12, 4) +
+            b"\nprint fmt: \"<stack_boot 0x%08x flags 0x%x>\", REC->boot, "
+            b"REC->flags\n")
 
 
 def kfree_format(long_size):
@@ -231,9 +244,10 @@ class TraceDat:
         self.full_stacks = False
 
     def add(self, ts, payload, cpu=0, buf=''):
-        events = self.buffers[buf][cpu]
-        assert not events or events[-1][0] <= ts, 'time goes backwards'
-        events.append((ts, payload))
+        """Events of a CPU in buffer order. A time before the previous
+        one starts a page, as the events of the next boot do in a
+        persistent (boot-mapped) buffer, whose clock restarts."""
+        self.buffers[buf][cpu].append((ts, payload))
 
     def common(self, etype, pid):
         """The common fields; self.flags and self.preempt, the context
@@ -325,6 +339,15 @@ class TraceDat:
             body += b'\0' * (off - len(body)) + fields[name]
         self.add(ts, bytes(body[:len(body) - cut]), cpu, buf)
 
+    def stack_boot(self, ts, token, flags=BOOT_FIRST, cpu=0, buf='',
+                   pid=1234, cut=0):
+        """A boot marker: the ids and definitions of @cpu that follow, up
+        to its next marker, are of the depot of @token. cut: bytes to
+        take off the end, for a short record."""
+        body = self.common(STACK_BOOT_TYPE, pid) + struct.pack(
+            self.bo + 'II', token, flags)
+        self.add(ts, body[:len(body) - cut], cpu, buf)
+
     def lose_events(self, cpu=0, buf=''):
         """Flag the page of the next event of @cpu: events lost before
         it (as the kernel's commit field does in overwrite mode)."""
@@ -360,7 +383,8 @@ class TraceDat:
             pages.append(page + b'\0' * (PAGE - len(page)))
 
         for i, (ts, payload) in enumerate(self.buffers[buf][cpu]):
-            ev = None if base is None else self.event(ts - last, payload)
+            ev = (None if base is None or ts < last else
+                  self.event(ts - last, payload))
             if ev is None or len(data) + len(ev) > room or \
                (buf, cpu, i) in self.missed:
                 if base is not None:
@@ -379,6 +403,7 @@ class TraceDat:
         ftrace = [stack_id_format(self.id_offset)]
         if self.def_fields:
             ftrace.append(def_format(self.def_fields))
+        ftrace.append(boot_format())
         if self.full_stacks:
             ftrace.append(stack_format(self.long_size))
         hp = header_page(self.long_size)
