@@ -5,6 +5,7 @@
  * their inputs. They call the library and nothing of the commands.
  */
 #include "cli.h"
+#include "tracetext.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -147,4 +148,53 @@ FILE *open_trace(const char *path)
 	if (!f)
 		fprintf(stderr, "stackmap: %s: %s\n", path, strerror(errno));
 	return f;
+}
+
+FILE *open_trace_scanned(const char *path, bool *boot_marked)
+{
+	FILE *in = open_trace(path), *f = in;
+	size_t cap = 0;
+	char *line = NULL;
+	ssize_t n;
+
+	if (!in)
+		return NULL;
+	*boot_marked = false;
+	/* Not a file to read twice: keep a copy to read again. */
+	if (fseeko(in, 0, SEEK_CUR)) {
+		f = tmpfile();
+		if (!f) {
+			fprintf(stderr, "stackmap: temporary file: %s\n",
+				strerror(errno));
+			goto fail;
+		}
+	}
+	while ((n = getline(&line, &cap, in)) > 0) {
+		if (!*boot_marked && line[0] != '#' && is_stack_boot(line))
+			*boot_marked = true;
+		if (f != in && fwrite(line, 1, n, f) != (size_t)n)
+			break;
+	}
+	free(line);
+	if (ferror(in) || ferror(f) || fflush(f) || fseeko(f, 0, SEEK_SET)) {
+		fprintf(stderr, "stackmap: %s: %s\n", path ? path : "-",
+			strerror(errno));
+		if (f != in)
+			fclose(f);
+		goto fail;
+	}
+	if (f != in && in != stdin)
+		fclose(in);
+	return f;
+fail:
+	if (in != stdin)
+		fclose(in);
+	return NULL;
+}
+
+void warn_map_boot_marked(const char *map)
+{
+	fprintf(stderr,
+		"stackmap: %s: not used for the stack ids of boot-marked buffers: a map does not say which boot it is from\n",
+		map);
 }

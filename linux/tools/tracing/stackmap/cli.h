@@ -46,5 +46,16 @@ int open_trace_inputs(struct trace_inputs *t, int argc, char **argv,
 		      const char *cmd, const char *help);
 void close_trace_inputs(struct trace_inputs *t);
 FILE *open_trace(const char *path);
+/*
+ * open_trace(), and whether the trace text holds a boot marker, which
+ * it reads first: a pipe through a temporary file. NULL: error
+ * reported.
+ */
+FILE *open_trace_scanned(const char *path, bool *boot_marked);
+/*
+ * Say once on stderr that the map @map resolves no stack id of a trace
+ * with boot markers: it does not say which boot it is from.
+ */
+void warn_map_boot_marked(const char *map);
 
 #endif /* _STACKMAP_CLI_H */

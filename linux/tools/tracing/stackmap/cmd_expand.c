@@ -3,7 +3,10 @@
  * "expand": replace the stack ids of trace text with their stacks.
  *
  * The trace is read one line at a time (tracetext.c); memory is bounded
- * by the longest line and the map index.
+ * by the longest line and the map index. It is read twice (a pipe
+ * through a temporary file): a trace with boot markers (a boot-mapped
+ * instance) has ids of several boots, which a map, not saying which
+ * boot it is from, must resolve none of.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +22,10 @@ static const char expand_help[] =
 	"Copy trace or trace_pipe text, replacing each \"<stack_id 0x...>\" with\n"
 	"\"<stack trace>\" and \" => symbol\" lines, exactly as the kernel prints a\n"
 	"full stack. An id of another generation is left as it is and marked\n"
-	"\" [stale]\", an id missing from the map \" [unknown]\".\n"
+	"\" [stale]\", an id missing from the map \" [unknown]\". In a trace with\n"
+	"boot markers (\"<stack_boot 0x... flags 0x...>\", a boot-mapped\n"
+	"instance), no id is resolved (\" [of a boot-marked trace]\"): the map\n"
+	"does not say which boot it is from.\n"
 	"\n"
 	"  -m, --map FILE       the stack_map_bin the ids were issued by\n"
 	"  -k, --kallsyms FILE  symbolize with a saved /proc/kallsyms; else\n"
@@ -31,8 +37,9 @@ static const char expand_help[] =
 
 int cmd_expand(int argc, char **argv)
 {
-	unsigned long nr_stale = 0, nr_unknown = 0;
+	unsigned long nr_stale = 0, nr_unknown = 0, nr_marked = 0;
 	struct trace_inputs t;
+	bool boot_marked;
 	struct smap_record rec;
 	size_t cap = 0;
 	char *line = NULL;
@@ -43,11 +50,13 @@ int cmd_expand(int argc, char **argv)
 	ret = open_trace_inputs(&t, argc, argv, "expand", expand_help);
 	if (ret)
 		return ret;
-	in = open_trace(t.o.trace);
+	in = open_trace_scanned(t.o.trace, &boot_marked);
 	if (!in) {
 		ret = EXIT_FAILURE;
 		goto out;
 	}
+	if (boot_marked)
+		warn_map_boot_marked(t.o.map);
 	while (getline(&line, &cap, in) > 0) {
 		const char *tag, *end;
 		uint32_t id, i;
@@ -55,6 +64,15 @@ int cmd_expand(int argc, char **argv)
 		tag = find_stack_id(line, &id, &end);
 		if (!tag) {
 			fputs(line, stdout);
+			continue;
+		}
+		if (boot_marked) {
+			nr_marked++;
+			fwrite(line, 1, end - line, stdout);
+			/* Report's or the plugin's mark says more. */
+			if (skip_undefined_mark(end) == end)
+				fputs(STACK_ID_BOOT_MARKED, stdout);
+			fputs(end, stdout);
 			continue;
 		}
 		switch (smap_index_lookup(&t.ix, id, &rec)) {
@@ -91,6 +109,10 @@ int cmd_expand(int argc, char **argv)
 			t.o.trace ? t.o.trace : "-", strerror(errno));
 		ret = EXIT_FAILURE;
 	}
+	if (nr_marked)
+		fprintf(stderr,
+			"stackmap: %lu stack ids of a boot-marked trace left unexpanded\n",
+			nr_marked);
 	if (nr_stale || nr_unknown)
 		fprintf(stderr,
 			"stackmap: %lu stale and %lu unknown stack ids left unexpanded (map generation %u)\n",

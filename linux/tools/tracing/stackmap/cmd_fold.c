@@ -58,7 +58,9 @@ static const char fold_help[] =
 	"speedscope. With TRACE, count its events: stack ids and full \"<stack\n"
 	"trace>\" stacks alike, under the comm of the event line before them;\n"
 	"stale and unknown ids count as \"comm;[stale stack_id]\" and\n"
-	"\"comm;[unknown stack_id]\". Without TRACE, count each stack of the\n"
+	"\"comm;[unknown stack_id]\", and every id of a trace with boot markers\n"
+	"(a boot-mapped instance) as \"comm;[boot-marked stack_id]\": the map does\n"
+	"not say which boot it is from. Without TRACE, count each stack of the\n"
 	"map by its ref count, without a comm.\n"
 	"\n"
 	"  -m, --map FILE       the stack_map_bin\n"
@@ -71,6 +73,7 @@ int cmd_fold(int argc, char **argv)
 	struct counts ids = { }, out = { };
 	struct fold_buf buf = { };
 	struct trace_inputs t;
+	bool boot_marked = false;
 	struct smap_error err;
 	size_t i;
 	int ret;
@@ -99,7 +102,9 @@ int cmd_fold(int argc, char **argv)
 		ret = EXIT_FAILURE;
 		goto out;
 	}
-	ret = fold_trace(in, &ids, &out, t.o.sym_flags);
+	ret = fold_trace(in, &ids, &out, t.o.sym_flags, &boot_marked);
+	if (!ret && boot_marked)
+		warn_map_boot_marked(t.o.map);
 	if (!ret && ferror(in)) {
 		fprintf(stderr, "stackmap: %s: %s\n", t.o.trace,
 			strerror(errno));
@@ -118,6 +123,14 @@ int cmd_fold(int argc, char **argv)
 		snprintf(comm, sizeof(comm), "%.*s",
 			 (int)(sep - ids.keys[i]), ids.keys[i]);
 		id = strtoul(sep + 1, NULL, 16);
+		if (boot_marked) {
+			buf.len = 0;
+			ret = fold_append(&buf, "", comm, strlen(comm));
+			ret = ret ?: fold_append(&buf, ";",
+						 "[boot-marked stack_id]", 22);
+			ret = ret ?: counts_add(&out, buf.s, ids.vals[i]);
+			continue;
+		}
 		switch (smap_index_lookup(&t.ix, id, &rec)) {
 		case SMAP_FOUND:
 			ret = fold_record(&buf, comm, &rec, t.ks,

@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct counts ids = { }, full = { };
 	const char *tag, *end;
+	bool marked = false;
 	char comm[256];
 	char *line;
 	uint32_t id;
@@ -31,7 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A mark is skipped whole, and only a mark. */
 	if (tag && skip_undefined_mark(end) != end &&
 	    (skip_undefined_mark(end) > line + strlen(line) ||
-	     strncmp(end, " [no definition ", 16)))
+	     strncmp(end, " [", 2) || skip_undefined_mark(end)[-1] != ']'))
+		abort();
+	if (is_stack_boot(line) && !strstr(line, STACK_BOOT_TAG))
 		abort();
 	if (parse_comm(line, comm, sizeof(comm)) && !strstr(line, comm))
 		abort();
@@ -42,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)data, size, "r");
 	if (!f)
 		return 0;
-	if (fold_trace(f, &ids, &full, 0))
+	if (fold_trace(f, &ids, &full, 0, &marked))
 		abort();	/* only fails on allocation failure */
 	fclose(f);
 	counts_free(&ids);

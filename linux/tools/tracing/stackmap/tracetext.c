@@ -36,10 +36,39 @@ const char *find_stack_id(const char *line, uint32_t *id, const char **end)
 	return p;
 }
 
+/* Hex digits at *@p, and @end after them: false if there are none. */
+static bool skip_hex(const char **p, char end)
+{
+	const char *q = *p;
+
+	while (isxdigit((unsigned char)*q))
+		q++;
+	if (q == *p || *q != end)
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+bool is_stack_boot(const char *line)
+{
+	const char *p = strstr(line, STACK_BOOT_TAG);
+
+	if (!p)
+		return false;
+	p += strlen(STACK_BOOT_TAG);
+	if (!skip_hex(&p, ' ') || strncmp(p, "flags 0x", 8))
+		return false;
+	p += 8;
+	return skip_hex(&p, '>');
+}
+
 const char *skip_undefined_mark(const char *end)
 {
 	static const char * const marks[] = {
 		STACK_ID_NOT_YET, STACK_ID_UNDEFINED, STACK_ID_UNDEFINED_BUF,
+		STACK_ID_UNDEFINED_BOOT, STACK_ID_EARLIER_BOOT,
+		STACK_ID_NO_MARK, STACK_ID_BAD_MARK, STACK_ID_MARK_NOT_YET,
+		STACK_ID_BOOT_MARKED,
 	};
 	size_t i, len;
 
@@ -213,7 +242,7 @@ static size_t fold_frame_len(const char *frame, unsigned int flags)
 
 /* Events of the trace: ids are counted as "comm\x01id" until the end. */
 int fold_trace(FILE *in, struct counts *ids, struct counts *full,
-	       unsigned int flags)
+	       unsigned int flags, bool *boot_marked)
 {
 	char comm[256] = "[unknown]", line_comm[256];
 	struct fold_buf frames = { };
@@ -258,6 +287,8 @@ int fold_trace(FILE *in, struct counts *ids, struct counts *full,
 		}
 		if (line[0] == '#')
 			continue;
+		if (is_stack_boot(line))
+			*boot_marked = true;
 		tag = find_stack_id(line, &id, &end);
 		if (tag) {
 			/* The event line before the id names the task. */

@@ -35,8 +35,32 @@
 	" [no definition read yet: stackmap report FILE resolves definitions that come later]"
 #define STACK_ID_UNDEFINED	" [no definition in the trace]"
 #define STACK_ID_UNDEFINED_BUF	" [no definition in its buffer]"
+/*
+ * The marks of an id of a trace with boot markers (a boot-mapped
+ * instance), which only the definitions of its own boot resolve: none
+ * of them; the boot cannot be told (libstackmap.h, enum
+ * smap_boot_state); the plugin has not read its CPU's first marker
+ * yet; expand and fold leave it, since a map does not say which boot
+ * it is from.
+ */
+#define STACK_ID_UNDEFINED_BOOT	" [no definition in this boot's part of the trace]"
+#define STACK_ID_EARLIER_BOOT	\
+	" [of an earlier boot: its boot marker is not in the trace]"
+#define STACK_ID_NO_MARK	" [of an unknown boot: its CPU has no boot marker]"
+#define STACK_ID_BAD_MARK	" [of an unknown boot: its boot marker is malformed]"
+#define STACK_ID_MARK_NOT_YET	\
+	" [no boot marker read yet on its CPU: stackmap report FILE reads them all first]"
+#define STACK_ID_BOOT_MARKED	" [of a boot-marked trace]"
+
+/*
+ * A boot marker, kernel_stack_boot's print format, as the trace file and
+ * trace-cmd report print it.
+ */
+#define STACK_BOOT_TAG		"<stack_boot 0x"
 
 const char *find_stack_id(const char *line, uint32_t *id, const char **end);
+/* @line holds a boot marker "<stack_boot 0x%08x flags 0x%x>". */
+bool is_stack_boot(const char *line);
 /* @end past one of the STACK_ID_NOT_YET... marks, if it starts with one. */
 const char *skip_undefined_mark(const char *end);
 bool parse_comm(const char *line, char *comm, size_t len);
@@ -60,7 +84,8 @@ struct fold_buf {
 
 int fold_append(struct fold_buf *b, const char *sep, const char *s,
 		size_t len);
+/* Sets *@boot_marked if the trace holds a boot marker. */
 int fold_trace(FILE *in, struct counts *ids, struct counts *full,
-	       unsigned int flags);
+	       unsigned int flags, bool *boot_marked);
 
 #endif /* _STACKMAP_TRACETEXT_H */
