@@ -35,7 +35,9 @@ static const char profile_help[] =
 	"weights. An event's stack is the kernel_stack_id the kernel wrote for\n"
 	"it, resolved by the definitions in the trace, or its full kernel_stack;\n"
 	"an id without definition counts as the stack\n"
-	"\"[unresolved stack_id 0x...]\", and is named on stderr.\n"
+	"\"[unresolved stack_id 0x...]\", and is named on stderr. In a boot-mapped\n"
+	"buffer (kernel_stack_boot markers), an id resolves only with the\n"
+	"definitions of its own boot.\n"
 	"\n"
 	"  -e, --event SYS:NAME  count this event (repeatable); default: every\n"
 	"                        event followed by a stack that has every weight\n"
@@ -74,6 +76,7 @@ static const char profile_help[] =
 	"                        top one\n"
 	"      --all-frames      keep the tracepoint's own frames at the top of\n"
 	"                        each stack (trace_event_raw_event_*, ...)\n"
+	TD_DELTA_HELP
 	"  -h, --help            this text\n"
 	"\n"
 	"Times given as trace-cmd report prints them (six digits, rounded to the\n"
@@ -165,7 +168,7 @@ static int parse_window(struct profile *p, bool in_seconds)
 static void parse_profile_opts(int argc, char **argv, struct profile *p)
 {
 	enum { OPT_FROM = 256, OPT_TO, OPT_LAST, OPT_AT, OPT_SVG, OPT_INSTANCE,
-	       OPT_ALL_FRAMES };
+	       OPT_ALL_FRAMES, OPT_TEXT_DELTA, OPT_LAST_BOOT_INFO };
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -181,6 +184,9 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "inuse", required_argument, NULL, 'i' },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "all-frames", no_argument, NULL, OPT_ALL_FRAMES },
+		{ "text-delta", required_argument, NULL, OPT_TEXT_DELTA },
+		{ "last-boot-info", required_argument, NULL,
+		  OPT_LAST_BOOT_INFO },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -261,6 +267,14 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			break;
 		case OPT_ALL_FRAMES:
 			p->all_frames = true;
+			break;
+		case OPT_TEXT_DELTA:
+			td_parse_delta(&p->td, "stackmap: profile",
+				       "--text-delta", optarg);
+			break;
+		case OPT_LAST_BOOT_INFO:
+			td_parse_delta(&p->td, "stackmap: profile",
+				       "--last-boot-info", optarg);
 			break;
 		case 'h':
 			fputs(profile_help, stdout);
@@ -632,12 +646,16 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 		    const char *event, struct prof_stack *key)
 {
 	const struct smap_stack *st;
+	struct smap_boot boot;
 	uint32_t id;
 
 	memset(key, 0, sizeof(*key));
 	key->addrs = p->addrs;
 	if (td_is_event(ev, STACKEVENT_FULL)) {
 		key->depth = read_full_stack(p, ev, rec);
+		/* The frames of a boot-marked buffer are of the last boot. */
+		td_relocate(&p->td, ev->tep, td_boot(b, rec), key->addrs,
+			    key->depth);
 		trim_stack(p, ev->tep, key, event);
 		return;
 	}
@@ -645,7 +663,7 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 		key->malformed = true;
 		key->unresolved = true;
 	} else {
-		st = smap_deftab_find(&b->defs, id, rec->ts);
+		st = td_find_stack(b, rec, id, &boot);
 		if (st) {
 			key->depth = st->depth;
 			memcpy(p->addrs, st->addrs,

@@ -12,7 +12,8 @@
  * by "emit", or by another CPU on kernels that defined a stack on one
  * CPU only). Each buffer, the top one and
  * each instance, has its own definitions: an id never resolves through
- * another buffer's.
+ * another buffer's; nor, in a boot-mapped buffer, through another
+ * boot's (tracedat.c).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -35,10 +36,18 @@ static const char report_help[] =
 	"the trace]\" (\"in its buffer]\" in a file with instances). Counts go to\n"
 	"stderr.\n"
 	"\n"
+	"A boot-mapped instance keeps the last boot's events, and its\n"
+	"kernel_stack_boot markers tell on each CPU which boot's ids follow: an id\n"
+	"resolves only with the definitions of its own boot, and one whose boot\n"
+	"cannot be told is marked as such (\" [of an earlier boot: ...]\").\n"
+	"\n"
 	"  -m, --map FILE   resolve ids with no definition with this stack_map_bin;\n"
 	"                   an id of another generation is marked \" [stale]\", one\n"
-	"                   missing from the map \" [unknown]\"\n"
+	"                   missing from the map \" [unknown]\"; never the ids of a\n"
+	"                   buffer with boot markers (a map does not say which boot\n"
+	"                   it is from)\n"
 	"      --hide-defs  do not print the kernel_stack_def events\n"
+	TD_DELTA_HELP
 	"  -h, --help       this text\n";
 
 struct report {
@@ -54,6 +63,7 @@ static void print_stack_id(struct report *r, struct td_buffer *b,
 			   struct tep_record *record)
 {
 	const struct smap_stack *st;
+	struct smap_boot boot;
 	uint32_t id;
 
 	if (stackevent_read_id(event, record, &id)) {
@@ -61,17 +71,17 @@ static void print_stack_id(struct report *r, struct td_buffer *b,
 		r->nr_unresolved++;
 		return;
 	}
-	st = smap_deftab_find(&b->defs, id, record->ts);
+	st = td_find_stack(b, record, id, &boot);
 	if (st) {
 		stackevent_print_stack(s, event->tep, st->addrs, st->depth);
 		r->nr_resolved++;
 		return;
 	}
-	if (!r->map) {
+	/* A map does not say which boot it is from. */
+	if (!r->map || boot.state != SMAP_BOOT_NONE) {
 		/* Not the plugin's "not read yet": report read it all. */
 		trace_seq_printf(s, "<stack_id 0x%08x>%s", id,
-				 r->td.nr_bufs > 1 ? STACK_ID_UNDEFINED_BUF :
-				 STACK_ID_UNDEFINED);
+				 td_unresolved_mark(&r->td, boot));
 		r->nr_unresolved++;
 	} else if (stackevent_print_mapped(s, event->tep, &r->ix, id) ==
 		   SMAP_FOUND) {
@@ -79,6 +89,17 @@ static void print_stack_id(struct report *r, struct td_buffer *b,
 	} else {
 		r->nr_unresolved++;
 	}
+}
+
+static void print_boot(struct trace_seq *s, struct tep_event *event,
+		       struct tep_record *record)
+{
+	uint32_t token, flags;
+	struct smap_error err;
+	bool bad;
+
+	bad = stackevent_read_boot(event, record, &token, &flags, &err);
+	stackevent_print_boot(s, token, flags, bad);
 }
 
 /* Pass 2: print an event as trace-cmd report does (trace-read.c). */
@@ -124,6 +145,8 @@ static int print_record(struct tracecmd_input *handle,
 		stackevent_print_def(&s, &def,
 				     stackevent_read_def(event, record, &def,
 							 &err));
+	else if (td_is_event(event, STACKEVENT_BOOT))
+		print_boot(&s, event, record);
 	else
 		tep_print_event(tep, &s, record, "%s", TEP_PRINT_INFO);
 	if (s.len && s.buffer[s.len - 1] == '\n')
@@ -136,9 +159,13 @@ static int print_record(struct tracecmd_input *handle,
 
 static void parse_report_opts(int argc, char **argv, struct report *r)
 {
+	enum { OPT_TEXT_DELTA = 256, OPT_LAST_BOOT_INFO };
 	static const struct option opts[] = {
 		{ "map", required_argument, NULL, 'm' },
 		{ "hide-defs", no_argument, NULL, 'D' },
+		{ "text-delta", required_argument, NULL, OPT_TEXT_DELTA },
+		{ "last-boot-info", required_argument, NULL,
+		  OPT_LAST_BOOT_INFO },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -151,6 +178,14 @@ static void parse_report_opts(int argc, char **argv, struct report *r)
 			break;
 		case 'D':
 			r->hide_defs = true;
+			break;
+		case OPT_TEXT_DELTA:
+			td_parse_delta(&r->td, "stackmap report", "--text-delta",
+				       optarg);
+			break;
+		case OPT_LAST_BOOT_INFO:
+			td_parse_delta(&r->td, "stackmap report",
+				       "--last-boot-info", optarg);
 			break;
 		default:
 			check_opt(c, "report", report_help);
@@ -186,7 +221,11 @@ int cmd_report(int argc, char **argv)
 	parse_report_opts(argc, argv, &r);
 	if (r.map && open_map(r.map, &r.ix))
 		return EXIT_FAILURE;
-	if (td_check_readable(r.td.path) || td_learn(&r.td) || print(&r))
+	if (td_check_readable(r.td.path) || td_learn(&r.td))
+		goto out;
+	if (r.map && r.td.marked)
+		warn_map_boot_marked(r.map);
+	if (print(&r))
 		goto out;
 	fprintf(stderr,
 		"stackmap: %lu stack ids resolved (%lu by the map), %lu unresolved; %lu definitions read, %lu malformed\n",

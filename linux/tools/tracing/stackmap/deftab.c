@@ -3,7 +3,7 @@
  * The stacks learned from kernel_stack_def records, by id.
  *
  * An open-addressing hash table (linear probing, grown at half full)
- * of the whole 32-bit id. Each id keeps all its definitions, sorted by
+ * of the boot token and the whole 32-bit id. Each id keeps all its definitions, sorted by
  * timestamp: the same id can be defined again with other frames once
  * the 32-bit id space wraps, and then the definition that applies to an
  * id entry is the one in force at its time. Each clear of the buffer
@@ -22,18 +22,19 @@
 #define DEFTAB_MIN_SLOTS	64U
 #define DEFTAB_MAX_SLOTS	0x80000000U
 
-static uint32_t deftab_hash(uint32_t id)
+static uint32_t deftab_hash(uint32_t boot, uint32_t id)
 {
-	id *= 0x9e3779b1U;
+	id = (id ^ boot * 0x85ebca6bU) * 0x9e3779b1U;
 	return id ^ id >> 16;
 }
 
 static struct smap_deftab_entry *deftab_slot(const struct smap_deftab *t,
-					     uint32_t id)
+					     uint32_t boot, uint32_t id)
 {
-	uint32_t mask = t->nr_slots - 1, i = deftab_hash(id) & mask;
+	uint32_t mask = t->nr_slots - 1, i = deftab_hash(boot, id) & mask;
 
-	while (t->slots[i].defs && t->slots[i].id != id)
+	while (t->slots[i].defs &&
+	       (t->slots[i].id != id || t->slots[i].boot != boot))
 		i = (i + 1) & mask;
 	return &t->slots[i];
 }
@@ -55,28 +56,33 @@ static int deftab_grow(struct smap_deftab *t)
 	}
 	for (i = 0; i < old.nr_slots; i++)
 		if (old.slots[i].defs)
-			*deftab_slot(t, old.slots[i].id) = old.slots[i];
+			*deftab_slot(t, old.slots[i].boot,
+				     old.slots[i].id) = old.slots[i];
 	free(old.slots);
 	return 0;
 }
 
-/* The entry of @id, a new one if it has none; NULL if out of memory. */
+/*
+ * The entry of @id in @boot, a new one if it has none; NULL if out of
+ * memory.
+ */
 static struct smap_deftab_entry *deftab_entry(struct smap_deftab *t,
-					      uint32_t id)
+					      uint32_t boot, uint32_t id)
 {
 	struct smap_deftab_entry *e;
 
 	if (t->nr_slots) {
-		e = deftab_slot(t, id);
+		e = deftab_slot(t, boot, id);
 		if (e->defs)
 			return e;
 	}
 	if ((uint64_t)(t->nr_ids + 1) * 2 > t->nr_slots && deftab_grow(t))
 		return NULL;
-	e = deftab_slot(t, id);
+	e = deftab_slot(t, boot, id);
 	e->defs = calloc(1, sizeof(*e->defs));
 	if (!e->defs)
 		return NULL;
+	e->boot = boot;
 	e->id = id;
 	e->nr = 0;
 	e->cap = 1;
@@ -112,7 +118,8 @@ static bool stack_same(const struct smap_stack *st, const struct smap_def *def)
 		       def->depth * sizeof(st->addrs[0]));
 }
 
-int smap_deftab_set(struct smap_deftab *t, const struct smap_def *def)
+int smap_deftab_set(struct smap_deftab *t, uint32_t boot,
+		    const struct smap_def *def)
 {
 	struct smap_deftab_entry *e;
 	struct smap_stack *st;
@@ -121,7 +128,7 @@ int smap_deftab_set(struct smap_deftab *t, const struct smap_def *def)
 	st = stack_new(def);
 	if (!st)
 		return -1;
-	e = deftab_entry(t, def->id);
+	e = deftab_entry(t, boot, def->id);
 	if (!e) {
 		free(st);
 		return -1;
@@ -153,14 +160,14 @@ static uint32_t first_after(const struct smap_deftab_entry *e, uint64_t ts)
 	return lo;
 }
 
-int smap_deftab_add(struct smap_deftab *t, const struct smap_def *def,
-		    uint64_t ts)
+int smap_deftab_add(struct smap_deftab *t, uint32_t boot,
+		    const struct smap_def *def, uint64_t ts)
 {
 	struct smap_deftab_entry *e;
 	struct smap_stack *st = NULL;
 	uint32_t at;
 
-	e = deftab_entry(t, def->id);
+	e = deftab_entry(t, boot, def->id);
 	if (!e)
 		return -1;
 	if (e->nr == e->cap) {
@@ -199,14 +206,15 @@ int smap_deftab_add(struct smap_deftab *t, const struct smap_def *def,
 }
 
 const struct smap_stack *smap_deftab_find(const struct smap_deftab *t,
-					  uint32_t id, uint64_t ts)
+					  uint32_t boot, uint32_t id,
+					  uint64_t ts)
 {
 	const struct smap_deftab_entry *e;
 	uint32_t at;
 
 	if (!t->nr_slots)
 		return NULL;
-	e = deftab_slot(t, id);
+	e = deftab_slot(t, boot, id);
 	if (!e->defs || !e->nr)
 		return NULL;
 	at = first_after(e, ts);

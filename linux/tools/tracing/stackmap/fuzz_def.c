@@ -5,12 +5,14 @@
  *
  * Input: one byte of layout flags (bit 0: 4-byte longs, bit 1: big
  * endian), the offsets of id, depth and caller[], then records, each a
- * length byte, a time step byte (-3..4) and that many bytes. Every record must
- * either decode within its bytes, or be rejected with a message naming
- * an offset inside it. What the decoded ones teach the table must
- * answer every lookup as a plain list of all of them does: the latest
- * definition of the id at or before the time, else the first after it
- * (smap_deftab_add()); the one read last (smap_deftab_set()).
+ * length byte, a time step byte (-3..4 in its low 3 bits, the boot, 0..2,
+ * in the others) and that many bytes. Every record must either decode
+ * within its bytes, or be rejected with a message naming an offset
+ * inside it. What the decoded ones teach the table must answer every
+ * lookup as a plain list of all of them does: the latest definition of
+ * the id in the boot at or before the time, else the first after it
+ * (smap_deftab_add()); the one read last (smap_deftab_set()); never one
+ * of another boot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Every definition decoded, in input order: the model of the table. */
 static struct {
 	uint64_t ts;
+	uint32_t boot;
 	struct smap_def def;
 } model[MAX_DEFS];
 
@@ -64,13 +67,14 @@ static bool same(const struct smap_stack *st, const struct smap_def *def)
 	       !memcmp(st->addrs, def->addrs, def->depth * sizeof(def->addrs[0]));
 }
 
-/* The definition of @id at @ts by the time rule, from the model. */
-static const struct smap_def *model_find(int nr, uint32_t id, uint64_t ts)
+/* The definition of @id of @boot at @ts by the time rule, from the model. */
+static const struct smap_def *model_find(int nr, uint32_t boot, uint32_t id,
+					 uint64_t ts)
 {
 	int i, best = -1, first = -1;
 
 	for (i = 0; i < nr; i++) {
-		if (model[i].def.id != id)
+		if (model[i].def.id != id || model[i].boot != boot)
 			continue;
 		/* Ties in time: the one read last is the latest. */
 		if (model[i].ts <= ts &&
@@ -84,20 +88,20 @@ static const struct smap_def *model_find(int nr, uint32_t id, uint64_t ts)
 	return best < 0 ? NULL : &model[best].def;
 }
 
-/* The definition of @id read last. */
-static const struct smap_def *model_last(int nr, uint32_t id)
+/* The definition of @id of @boot read last. */
+static const struct smap_def *model_last(int nr, uint32_t boot, uint32_t id)
 {
 	while (nr-- > 0)
-		if (model[nr].def.id == id)
+		if (model[nr].def.id == id && model[nr].boot == boot)
 			return &model[nr].def;
 	return NULL;
 }
 
-static void check_find(const struct smap_deftab *t, int nr, uint32_t id,
-		       uint64_t ts)
+static void check_find(const struct smap_deftab *t, int nr, uint32_t boot,
+		       uint32_t id, uint64_t ts)
 {
-	const struct smap_def *want = model_find(nr, id, ts);
-	const struct smap_stack *got = smap_deftab_find(t, id, ts);
+	const struct smap_def *want = model_find(nr, boot, id, ts);
+	const struct smap_stack *got = smap_deftab_find(t, boot, id, ts);
 
 	if (want ? !same(got, want) : !!got)
 		abort();
@@ -123,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (pos + 2 <= size && nr < MAX_DEFS) {
 		size_t len = data[pos];
 		const uint8_t *rec = data + pos + 2;
+		uint32_t boot = (data[pos + 1] >> 3) % 3;
 
 		/* Forward, and back as across CPUs, and ties. */
 		ts = ts + data[pos + 1] % 8 - 3;
@@ -135,23 +140,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		check_decoded(&lay, rec, len, &def);
-		if (smap_deftab_add(&all, &def, ts) ||
-		    smap_deftab_set(&last, &def))
+		if (smap_deftab_add(&all, boot, &def, ts) ||
+		    smap_deftab_set(&last, boot, &def))
 			abort();
 		model[nr].ts = ts;
+		model[nr].boot = boot;
 		model[nr++].def = def;
 	}
 	for (i = 0; i < nr; i++) {
-		uint32_t id = model[i].def.id;
+		uint32_t id = model[i].def.id, boot = model[i].boot;
 
-		check_find(&all, nr, id, model[i].ts);
-		check_find(&all, nr, id, model[i].ts - 1);
-		check_find(&all, nr, id, model[i].ts + 1);
-		check_find(&all, nr, id, 0);
-		check_find(&all, nr, id, UINT64_MAX);
-		check_find(&all, nr, id ^ 1, model[i].ts);
+		check_find(&all, nr, boot, id, model[i].ts);
+		check_find(&all, nr, boot, id, model[i].ts - 1);
+		check_find(&all, nr, boot, id, model[i].ts + 1);
+		check_find(&all, nr, boot, id, 0);
+		check_find(&all, nr, boot, id, UINT64_MAX);
+		check_find(&all, nr, boot, id ^ 1, model[i].ts);
+		check_find(&all, nr, (boot + 1) % 3, id, model[i].ts);
 		/* The last definition of the id, whatever the time. */
-		if (!same(smap_deftab_find(&last, id, 0), model_last(nr, id)))
+		if (!same(smap_deftab_find(&last, boot, id, 0),
+			  model_last(nr, boot, id)))
 			abort();
 	}
 	if (all.nr_defs != (uint64_t)nr || all.nr_stacks > all.nr_defs ||

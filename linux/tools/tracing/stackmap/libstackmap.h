@@ -257,6 +257,7 @@ struct smap_deftab_def {
 };
 
 struct smap_deftab_entry {
+	uint32_t boot;
 	uint32_t id;
 	uint32_t nr;
 	uint32_t cap;
@@ -266,12 +267,13 @@ struct smap_deftab_entry {
 /**
  * struct smap_deftab - the definitions learned from a trace, by id
  *
- * Keyed by the whole 32-bit id: an id resolves only through definitions
- * of that very id, never through those of another generation's id with
- * the same slot index. A zeroed struct is an empty table. Memory grows
- * with what is learned: 16 bytes per definition, and the frames of each
- * stack, once for the definitions of an id next to each other in time
- * that repeat them.
+ * Keyed by the boot token and the whole 32-bit id: an id resolves only
+ * through definitions of that very id in the same boot's depot (token
+ * 0: a trace without boot markers), never through those of another
+ * generation's id with the same slot index, nor another boot's. A
+ * zeroed struct is an empty table. Memory grows with what is learned:
+ * 16 bytes per definition, and the frames of each stack, once for the
+ * definitions of an id next to each other in time that repeat them.
  */
 struct smap_deftab {
 	struct smap_deftab_entry *slots;
@@ -286,20 +288,136 @@ struct smap_deftab {
  * (a one-pass reader such as the plugin: the latest definition applies).
  * Returns 0, or -1 with errno set (ENOMEM), having learned nothing.
  */
-int smap_deftab_set(struct smap_deftab *t, const struct smap_def *def);
+int smap_deftab_set(struct smap_deftab *t, uint32_t boot,
+		    const struct smap_def *def);
 /*
- * Add @def, met at time @ts, to the definitions of its id (a reader that
- * has the whole trace), in any order of time. Returns as
+ * Add @def, met at time @ts, to the definitions of its id in @boot (a
+ * reader that has the whole trace), in any order of time. Returns as
  * smap_deftab_set().
  */
-int smap_deftab_add(struct smap_deftab *t, const struct smap_def *def,
-		    uint64_t ts);
+int smap_deftab_add(struct smap_deftab *t, uint32_t boot,
+		    const struct smap_def *def, uint64_t ts);
 /*
- * The definition of @id that applies at time @ts: the latest at or before
- * @ts, else the first after it; NULL if @id has none.
+ * The definition of @id in @boot that applies at time @ts (a time of
+ * that boot's clock): the latest at or before @ts, else the first after
+ * it; NULL if @id has none there.
  */
 const struct smap_stack *smap_deftab_find(const struct smap_deftab *t,
-					  uint32_t id, uint64_t ts);
+					  uint32_t boot, uint32_t id,
+					  uint64_t ts);
 void smap_deftab_free(struct smap_deftab *t);
+
+/*
+ * kernel_stack_boot: in a boot-mapped (persistent) instance, the buffer
+ * keeps the last boot's events, and stack ids restart at each boot. The
+ * kernel writes a marker on a CPU before the first id or definition of
+ * a depot there (flags SMAP_BOOT_FIRST), and again each time that CPU's
+ * definitions are written again after a loss. bootseg.c gives each
+ * record of a buffer the boot its stack ids are of, by the markers of
+ * its CPU (struct smap_boots); it is the one place that does.
+ */
+#define SMAP_BOOT_FIRST		0x1U
+
+/**
+ * enum smap_boot_state - what a record's place says of its boot
+ * @SMAP_BOOT_NONE: the buffer has no markers: as ever, token 0
+ * @SMAP_BOOT_TOKEN: of the depot of the boot's token
+ * @SMAP_BOOT_EARLIER: before its CPU's FIRST marker: of an earlier
+ *	boot whose marker the buffer lost
+ * @SMAP_BOOT_NO_MARK: its CPU has no marker, and the buffer holds
+ *	several boots
+ * @SMAP_BOOT_BAD_MARK: after a malformed marker, or before the first
+ *	marker of its CPU if that one is malformed
+ * @SMAP_BOOT_PENDING: one pass: its CPU's first marker is not read
+ *	yet, though another CPU's is
+ */
+enum smap_boot_state {
+	SMAP_BOOT_NONE,
+	SMAP_BOOT_TOKEN,
+	SMAP_BOOT_EARLIER,
+	SMAP_BOOT_NO_MARK,
+	SMAP_BOOT_BAD_MARK,
+	SMAP_BOOT_PENDING,
+};
+
+struct smap_boot {
+	enum smap_boot_state state;
+	uint32_t token;		/* SMAP_BOOT_TOKEN only */
+};
+
+/* A marker: from @pos on, up to its CPU's next marker. */
+struct smap_boot_seg {
+	uint64_t pos;
+	uint32_t token;		/* 0: a malformed marker */
+	uint32_t flags;
+};
+
+struct smap_boot_cpu {
+	struct smap_boot_seg *segs;	/* by position */
+	uint32_t nr, cap;
+};
+
+/**
+ * struct smap_boots - the boot markers of one buffer, CPU by CPU
+ * @token: the buffer's boot, if @nr_tokens is 1
+ * @nr_tokens: the distinct boots of its markers, 2 for two or more
+ *	(a malformed marker counts as one more)
+ * @done: every record was met (smap_boots_done()); before, a record
+ *	before its CPU's first marker is SMAP_BOOT_PENDING
+ *
+ * Positions are any numbers that grow in each CPU's buffer order: a
+ * record's file offset in trace.dat, a line's number in trace text.
+ * A zeroed struct is a buffer with no marker met.
+ */
+struct smap_boots {
+	struct smap_boot_cpu *cpus;
+	uint32_t nr_cpus;
+	uint32_t token;
+	uint32_t nr_tokens;
+	bool done;
+};
+
+/*
+ * A marker of @cpu at @pos, of the depot of @token (0: the record is
+ * malformed). 0, or -1 with errno set (ENOMEM).
+ */
+int smap_boots_mark(struct smap_boots *b, uint32_t cpu, uint64_t pos,
+		    uint32_t token, uint32_t flags);
+/* Every marker was met: the rules for what precedes them now apply. */
+void smap_boots_done(struct smap_boots *b);
+static inline bool smap_boots_marked(const struct smap_boots *b)
+{
+	return b->nr_tokens;
+}
+
+/* The boot of the stack ids and definitions of @cpu at @pos. */
+struct smap_boot smap_boots_find(const struct smap_boots *b, uint32_t cpu,
+				 uint64_t pos);
+/*
+ * The deftab key of @boot: its token, or 0 for SMAP_BOOT_NONE; false if
+ * its ids resolve through no definition.
+ */
+bool smap_boot_key(struct smap_boot boot, uint32_t *key);
+void smap_boots_free(struct smap_boots *b);
+
+/*
+ * The text delta of a boot-mapped trace: this boot's kernel text minus
+ * the last boot's, which the frames of its definitions need added. A
+ * signed decimal or 0x hex number: 0, or -1 with the reason in @err
+ * (which names no offset: these read no stream).
+ */
+int smap_parse_delta(const char *s, int64_t *delta, struct smap_error *err);
+/*
+ * The "text delta:" line of the kernel's instances/NAME/last_boot_info,
+ * saved in the file @path: 0, or -1 with the reason in @err.
+ */
+int smap_read_last_boot_info(const char *path, int64_t *delta,
+			     struct smap_error *err);
+/*
+ * Add @delta to @n frames of a kernel whose long is @long_size bytes;
+ * the trampoline mark and 0 are not addresses.
+ */
+void smap_relocate(uint64_t *addrs, uint32_t n, int64_t delta,
+		   uint32_t long_size);
 
 #endif /* _LIBSTACKMAP_H */

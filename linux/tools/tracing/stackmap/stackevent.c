@@ -36,7 +36,7 @@ int stackevent_read_id(struct tep_event *event, struct tep_record *record,
  * trace-cmd that recorded it, and differs for a 32-bit trace-cmd on a
  * 64-bit kernel.
  */
-static uint32_t kernel_long_size(struct tep_handle *tep)
+uint32_t stackevent_long_size(struct tep_handle *tep)
 {
 	int size = tep_get_header_page_size(tep);
 
@@ -64,9 +64,55 @@ int stackevent_read_def(struct tep_event *event, struct tep_record *record,
 	lay.id_off = id->offset;
 	lay.depth_off = depth->offset;
 	lay.caller_off = caller->offset;
-	lay.long_size = kernel_long_size(event->tep);
+	lay.long_size = stackevent_long_size(event->tep);
 	lay.big_endian = tep_is_file_bigendian(event->tep);
 	return smap_def_decode(&lay, record->data, record->size, def, err);
+}
+
+/* A u32 field @f of @record: 0, or -1 if the record ends before it. */
+static int read_u32(struct tep_event *event, struct tep_record *record,
+		    struct tep_format_field *f, uint32_t *v,
+		    struct smap_error *err)
+{
+	*v = 0;
+	if ((int64_t)f->offset + 4 > record->size) {
+		smap_err(err, record->size < 0 ? 0 : record->size,
+			 "record ends before the %s (offset %d)", f->name,
+			 f->offset);
+		return -1;
+	}
+	*v = tep_read_number(event->tep, (char *)record->data + f->offset, 4);
+	return 0;
+}
+
+int stackevent_read_boot(struct tep_event *event, struct tep_record *record,
+			 uint32_t *token, uint32_t *flags,
+			 struct smap_error *err)
+{
+	struct tep_format_field *b = u32_field(event, "boot");
+	struct tep_format_field *f = u32_field(event, "flags");
+
+	*token = 0;
+	*flags = 0;
+	if (!b || !f) {
+		smap_err(err, 0, "%s: no u32 boot and flags", event->name);
+		return -1;
+	}
+	if (read_u32(event, record, b, token, err) ||
+	    read_u32(event, record, f, flags, err))
+		return -1;
+	if (!*token) {
+		smap_err(err, b->offset, "boot token 0");
+		return -1;
+	}
+	return 0;
+}
+
+void stackevent_print_boot(struct trace_seq *s, uint32_t token,
+			   uint32_t flags, bool malformed)
+{
+	trace_seq_printf(s, "<stack_boot 0x%08x flags 0x%x>%s", token, flags,
+			 malformed ? " [malformed]" : "");
 }
 
 void stackevent_print_def(struct trace_seq *s, const struct smap_def *def,

@@ -16,6 +16,7 @@
 #define STACKEVENT_SYSTEM	"ftrace"
 #define STACKEVENT_ID		"kernel_stack_id"
 #define STACKEVENT_DEF		"kernel_stack_def"
+#define STACKEVENT_BOOT		"kernel_stack_boot"
 
 /*
  * Read the id of a kernel_stack_id record: 0, or -1 if the format has no
@@ -30,6 +31,24 @@ int stackevent_read_id(struct tep_event *event, struct tep_record *record,
  */
 int stackevent_read_def(struct tep_event *event, struct tep_record *record,
 			struct smap_def *def, struct smap_error *err);
+
+/*
+ * Read a kernel_stack_boot record: its boot token and flags. 0, or -1
+ * for a malformed one (no u32 boot and flags in the format, a record
+ * that ends before them, token 0), named in @err; what the record does
+ * not hold reads as 0.
+ */
+int stackevent_read_boot(struct tep_event *event, struct tep_record *record,
+			 uint32_t *token, uint32_t *flags,
+			 struct smap_error *err);
+/* "<stack_boot 0x%08x flags 0x%x>", and " [malformed]" for a bad record. */
+void stackevent_print_boot(struct trace_seq *s, uint32_t token,
+			   uint32_t flags, bool malformed);
+/*
+ * The traced kernel's long, the size of a frame: 4 or 8 bytes. Its
+ * frames are @addrs of definitions.
+ */
+uint32_t stackevent_long_size(struct tep_handle *tep);
 
 /* "<stack_def 0x%08x depth %u>", and " [malformed]" for a bad record. */
 void stackevent_print_def(struct trace_seq *s, const struct smap_def *def,

@@ -3,7 +3,10 @@
  * A trace.dat through libtracecmd: opening its buffers, and the first
  * pass of report and profile, which learns the definitions of each
  * buffer. Each buffer, the top one and each instance, has its own
- * definitions: an id never resolves through another buffer's.
+ * definitions: an id never resolves through another buffer's. In a
+ * buffer with boot markers (a boot-mapped instance), each boot has its
+ * own too, and a record's boot is what bootseg.c says: a definition met
+ * before its CPU's first marker waits for the end of the pass.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tracedat.h"
 
 int td_page_size(struct tracecmd_input *handle)
@@ -76,6 +80,139 @@ static int learn_span(struct td_buffer *b, struct tep_record *record)
 	return 0;
 }
 
+/* The time of @record as trace-cmd report prints it. */
+static void format_when(struct tracecmd_input *handle,
+			struct tep_record *record, char *when, size_t len)
+{
+	if (td_in_seconds(handle))
+		snprintf(when, len, "%llu.%09llu", record->ts / 1000000000,
+			 record->ts % 1000000000);
+	else
+		snprintf(when, len, "%llu", record->ts);
+}
+
+/* Name the first malformed record of @what, with its buffer and CPU. */
+static void name_malformed(struct tracedat *td, struct td_buffer *b,
+			   struct tracecmd_input *handle,
+			   struct tep_record *record, const char *what,
+			   const struct smap_error *err)
+{
+	char when[32];
+
+	format_when(handle, record, when, sizeof(when));
+	/* Each buffer has its CPU 0, so an instance is named. */
+	fprintf(stderr, "stackmap: %s: malformed %s (%s%s%sCPU %d, time %s): %s\n",
+		td->path, what, *b->name ? "instance " : "", b->name,
+		*b->name ? ", " : "", record->cpu, when, err->msg);
+}
+
+struct smap_boot td_boot(const struct td_buffer *b,
+			 const struct tep_record *rec)
+{
+	return smap_boots_find(&b->boots,
+			       rec->cpu < 0 ? UINT32_MAX : (uint32_t)rec->cpu,
+			       rec->offset);
+}
+
+void td_relocate(const struct tracedat *td, struct tep_handle *tep,
+		 struct smap_boot boot, uint64_t *addrs, uint32_t n)
+{
+	if (td->has_delta && boot.state == SMAP_BOOT_TOKEN)
+		smap_relocate(addrs, n, td->text_delta,
+			      stackevent_long_size(tep));
+}
+
+/* Learn @def of @boot, met at @ts. 0, or -1 out of memory. */
+static int learn_def(struct tracedat *td, struct tep_handle *tep,
+		     struct td_buffer *b, struct smap_boot boot,
+		     struct smap_def *def, uint64_t ts)
+{
+	uint32_t key;
+
+	/* Of a boot that cannot be told: it teaches nothing. */
+	if (!smap_boot_key(boot, &key))
+		return 0;
+	td_relocate(td, tep, boot, def->addrs, def->depth);
+	return smap_deftab_add(&b->defs, key, def, ts);
+}
+
+/* Keep @def of @record until the buffer's markers are all known. */
+static int keep_early(struct td_buffer *b, struct tep_record *record,
+		      const struct smap_def *def)
+{
+	struct td_early_def *e;
+
+	if (b->nr_early == b->cap_early) {
+		size_t cap = b->cap_early ? 2 * b->cap_early : 64;
+
+		e = realloc(b->early, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		b->early = e;
+		b->cap_early = cap;
+	}
+	e = &b->early[b->nr_early];
+	e->addrs = malloc(def->depth * sizeof(e->addrs[0]));
+	if (!e->addrs)
+		return -1;
+	memcpy(e->addrs, def->addrs, def->depth * sizeof(e->addrs[0]));
+	e->pos = record->offset;
+	e->ts = record->ts;
+	e->cpu = record->cpu;
+	e->id = def->id;
+	e->depth = def->depth;
+	b->nr_early++;
+	return 0;
+}
+
+/* The buffer is read: learn the definitions kept for its markers. */
+static int learn_early(struct tracedat *td, struct tep_handle *tep,
+		       struct td_buffer *b)
+{
+	struct smap_def def;
+	int ret = 0;
+	size_t i;
+
+	smap_boots_done(&b->boots);
+	if (smap_boots_marked(&b->boots))
+		td->marked = true;
+	for (i = 0; i < b->nr_early; i++) {
+		struct td_early_def *e = &b->early[i];
+
+		def.id = e->id;
+		def.depth = e->depth;
+		memcpy(def.addrs, e->addrs, e->depth * sizeof(def.addrs[0]));
+		if (!ret)
+			ret = learn_def(td, tep, b,
+					smap_boots_find(&b->boots, e->cpu,
+							e->pos),
+					&def, e->ts);
+		free(e->addrs);
+	}
+	free(b->early);
+	b->early = NULL;
+	b->nr_early = 0;
+	b->cap_early = 0;
+	return ret;
+}
+
+static int learn_boot(struct tracedat *td, struct td_buffer *b,
+		      struct tracecmd_input *handle, struct tep_event *event,
+		      struct tep_record *record)
+{
+	uint32_t token, flags;
+	struct smap_error err;
+
+	if (stackevent_read_boot(event, record, &token, &flags, &err)) {
+		if (!td->nr_bad_marks++)
+			name_malformed(td, b, handle, record, STACKEVENT_BOOT,
+				       &err);
+		token = 0;
+	}
+	return smap_boots_mark(&b->boots, record->cpu, record->offset, token,
+			       flags);
+}
+
 static int learn_record(struct tracecmd_input *handle,
 			struct tep_record *record, int cpu, void *data)
 {
@@ -85,7 +222,7 @@ static int learn_record(struct tracecmd_input *handle,
 	struct tracedat *td = data;
 	struct smap_error err;
 	struct smap_def def;
-	char when[32];
+	int ret;
 
 	if (!td->nr_records++ || record->ts < td->first_ts)
 		td->first_ts = record->ts;
@@ -96,29 +233,30 @@ static int learn_record(struct tracecmd_input *handle,
 			strerror(ENOMEM));
 		return -1;
 	}
+	if (record->cpu < 0)
+		return 0;
+	if (td_is_event(event, STACKEVENT_BOOT)) {
+		ret = learn_boot(td, b, handle, event, record);
+		goto out;
+	}
 	if (!td_is_event(event, STACKEVENT_DEF))
 		return 0;
 	if (stackevent_read_def(event, record, &def, &err)) {
-		/*
-		 * The first tells what is wrong; the count, how often. Each
-		 * buffer has its CPU 0, so an instance is named.
-		 */
-		if (td->nr_malformed++)
-			return 0;
-		if (td_in_seconds(handle))
-			snprintf(when, sizeof(when), "%llu.%09llu",
-				 record->ts / 1000000000,
-				 record->ts % 1000000000);
-		else
-			snprintf(when, sizeof(when), "%llu", record->ts);
-		fprintf(stderr,
-			"stackmap: %s: malformed kernel_stack_def (%s%s%sCPU %d, time %s): %s\n",
-			td->path, *b->name ? "instance " : "", b->name,
-			*b->name ? ", " : "", record->cpu, when, err.msg);
+		/* The first tells what is wrong; the count, how often. */
+		if (!td->nr_malformed++)
+			name_malformed(td, b, handle, record, STACKEVENT_DEF,
+				       &err);
 		return 0;
 	}
 	td->nr_defs++;
-	if (smap_deftab_add(&b->defs, &def, record->ts)) {
+	if ((uint32_t)record->cpu >= b->boots.nr_cpus ||
+	    !b->boots.cpus[record->cpu].nr)
+		ret = keep_early(b, record, &def);
+	else
+		ret = learn_def(td, tep, b, td_boot(b, record), &def,
+				record->ts);
+out:
+	if (ret) {
 		fprintf(stderr, "stackmap: %s: %s\n", td->path,
 			strerror(errno));
 		return -1;
@@ -216,12 +354,75 @@ int td_learn(struct tracedat *td)
 
 	if (!h)
 		return -1;
-	for (i = 0; i < td->nr_bufs && !ret; i++)
+	for (i = 0; i < td->nr_bufs && !ret; i++) {
 		if (tracecmd_iterate_events(h[i], NULL, 0, learn_record,
 					    td) < 0)
 			ret = -1;
+		else if (learn_early(td, tracecmd_get_tep(h[i]), &td->bufs[i]))
+			ret = -1;
+	}
 	td_close(h, td->nr_bufs);
+	if (!ret && td->marked && !td->has_delta)
+		fprintf(stderr,
+			"stackmap: %s: boot-marked trace and no text delta given (--text-delta, --last-boot-info): frames are symbolized as if the kernel text had not moved\n",
+			td->path);
 	return ret;
+}
+
+const struct smap_stack *td_find_stack(const struct td_buffer *b,
+				       const struct tep_record *rec,
+				       uint32_t id, struct smap_boot *boot)
+{
+	uint32_t key;
+
+	*boot = td_boot(b, rec);
+	if (!smap_boot_key(*boot, &key))
+		return NULL;
+	return smap_deftab_find(&b->defs, key, id, rec->ts);
+}
+
+const char *td_unresolved_mark(const struct tracedat *td,
+			       struct smap_boot boot)
+{
+	switch (boot.state) {
+	case SMAP_BOOT_NONE:
+		return td->nr_bufs > 1 ? STACK_ID_UNDEFINED_BUF :
+		       STACK_ID_UNDEFINED;
+	case SMAP_BOOT_TOKEN:
+		return STACK_ID_UNDEFINED_BOOT;
+	case SMAP_BOOT_EARLIER:
+		return STACK_ID_EARLIER_BOOT;
+	case SMAP_BOOT_NO_MARK:
+		return STACK_ID_NO_MARK;
+	default:
+		return STACK_ID_BAD_MARK;
+	}
+}
+
+void td_parse_delta(struct tracedat *td, const char *who, const char *opt,
+		    const char *arg)
+{
+	bool is_delta = !strcmp(opt, "--text-delta");
+	struct smap_error err;
+	int ret;
+
+	if (td->has_delta) {
+		fprintf(stderr,
+			"%s: --text-delta and --last-boot-info exclude each other\n",
+			who);
+		exit(EXIT_USAGE);
+	}
+	if (is_delta)
+		ret = smap_parse_delta(arg, &td->text_delta, &err);
+	else
+		ret = smap_read_last_boot_info(arg, &td->text_delta, &err);
+	if (ret) {
+		fprintf(stderr, "%s: %s %s%s%s: %s\n", who, opt,
+			is_delta ? "'" : "", arg, is_delta ? "'" : "",
+			err.msg);
+		exit(EXIT_USAGE);
+	}
+	td->has_delta = true;
 }
 
 void td_free(struct tracedat *td)
@@ -230,6 +431,10 @@ void td_free(struct tracedat *td)
 
 	for (i = 0; i < td->nr_bufs; i++) {
 		smap_deftab_free(&td->bufs[i].defs);
+		smap_boots_free(&td->bufs[i].boots);
+		while (td->bufs[i].nr_early--)
+			free(td->bufs[i].early[td->bufs[i].nr_early].addrs);
+		free(td->bufs[i].early);
 		while (td->bufs[i].nr_cpus--)
 			free(td->bufs[i].cpus[td->bufs[i].nr_cpus].gaps);
 		free(td->bufs[i].cpus);

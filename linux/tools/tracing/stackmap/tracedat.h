@@ -12,6 +12,7 @@
 #include <trace-cmd.h>
 
 #include "stackevent.h"
+#include "tracetext.h"
 
 /*
  * libtracecmd sets this flag of a handle whose trace clock counts
@@ -50,10 +51,30 @@ struct td_cpu {
 	int nr_gaps;
 };
 
-/* One buffer of the trace: the top one (name "") or an instance. */
+/*
+ * A definition met before its CPU's first boot marker in pass 1: its
+ * boot is known only once the buffer is read (bootseg.c).
+ */
+struct td_early_def {
+	uint64_t pos, ts;
+	uint32_t cpu, id, depth;
+	uint64_t *addrs;
+};
+
+/**
+ * struct td_buffer - one buffer of the trace: the top one (name "") or
+ *	an instance
+ * @defs: its definitions, by boot (token 0 in a buffer without boot
+ *	markers) and id
+ * @boots: its kernel_stack_boot markers, which tell the boot of each
+ *	record, and so the definitions its ids resolve with
+ */
 struct td_buffer {
 	char *name;
 	struct smap_deftab defs;
+	struct smap_boots boots;
+	struct td_early_def *early;
+	size_t nr_early, cap_early;
 	struct td_cpu *cpus;
 	int nr_cpus;
 };
@@ -67,16 +88,24 @@ struct td_buffer {
  * @nr_defs: the definitions learned
  * @nr_malformed: the definitions that teach nothing (the first is
  *	named on stderr)
+ * @nr_bad_marks: the boot markers that tell no boot (the first is named
+ *	on stderr)
  * @nr_records: the events of all buffers
  * @first_ts, @last_ts: the times of the first and last of them
+ * @has_delta, @text_delta: the text delta of a boot-mapped trace
+ *	(--text-delta, --last-boot-info), added to the frames of the
+ *	records of boot-marked buffers
+ * @marked: a buffer has boot markers
  */
 struct tracedat {
 	const char *path;
 	struct td_buffer *bufs;
 	int nr_bufs;
 	int name_width;
-	unsigned long nr_defs, nr_malformed;
+	unsigned long nr_defs, nr_malformed, nr_bad_marks;
 	unsigned long long nr_records, first_ts, last_ts;
+	bool has_delta, marked;
+	int64_t text_delta;
 };
 
 /* Name a file that cannot be opened at all as open() does: 0, or -1. */
@@ -102,5 +131,44 @@ void td_close(struct tracecmd_input **h, int n);
  */
 int td_learn(struct tracedat *td);
 void td_free(struct tracedat *td);
+
+/*
+ * --text-delta N or --last-boot-info FILE (@opt, with its argument
+ * @arg): set td->text_delta, or exit with status 2 and one line, after
+ * @who ("stackmap report"), naming the problem.
+ */
+void td_parse_delta(struct tracedat *td, const char *who, const char *opt,
+		    const char *arg);
+/* What --help of report and profile says of those options. */
+#define TD_DELTA_HELP							\
+	"      --text-delta N   a boot-mapped trace (kernel_stack_boot markers):\n" \
+	"                       add N (decimal or 0x hex, signed) to every frame\n" \
+	"                       of its boot-marked buffers before symbolizing:\n" \
+	"                       this boot's kernel text minus the last boot's;\n" \
+	"                       module frames get the same delta (6.12 keeps\n" \
+	"                       one text delta)\n"				\
+	"      --last-boot-info FILE\n"					\
+	"                       take N from the \"text delta:\" line of a saved\n" \
+	"                       instances/NAME/last_boot_info\n"
+
+/*
+ * The boot of @rec of buffer @b, and the stack of @id there, NULL if
+ * none: the definition of @id of that boot in force at the time of @rec.
+ */
+const struct smap_stack *td_find_stack(const struct td_buffer *b,
+				       const struct tep_record *rec,
+				       uint32_t id, struct smap_boot *boot);
+/* The boot of @rec of buffer @b. */
+struct smap_boot td_boot(const struct td_buffer *b,
+			 const struct tep_record *rec);
+/*
+ * What follows "<stack_id 0x...>" for an id of @boot that resolved
+ * through no definition, having read the whole trace.
+ */
+const char *td_unresolved_mark(const struct tracedat *td,
+			       struct smap_boot boot);
+/* Add the text delta to @n frames of a record of @boot. */
+void td_relocate(const struct tracedat *td, struct tep_handle *tep,
+		 struct smap_boot boot, uint64_t *addrs, uint32_t n);
 
 #endif /* _STACKMAP_TRACEDAT_H */
