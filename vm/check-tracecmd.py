@@ -6,6 +6,9 @@ stack ids of a trace resolve through the kernel_stack_def definitions the
 trace carries, with no map file, to the very stacks the kernel saw.
 
 Usage: check-tracecmd.py twin [--reset] --raw RAW --stat STAT REPORT
+       check-tracecmd.py boots [--min-share PCT] [--prefix P] --buffer BUF
+                               --raw RAW --counts ERR --last LAST
+                               --this THIS REPORT
        check-tracecmd.py map [--min-share PCT] [--edge PCT] [--prefix P]
                              --raw RAW
                              --counts ERR REPORT STACK_MAP
@@ -69,6 +72,25 @@ the top instance) when the recording ended. Results:
   own-buffer          every id of a buffer has a definition in that
                       buffer: none resolves through another's
 
+boots: REPORT is a report of a persistent instance's buffer BUF
+(--buffer) that holds the last boot's events and, behind them on each
+CPU, this boot's; LAST and THIS are "NAME=STACK_MAP,STACK_MAP_STAT" of
+each boot's instance. Each id is given the boot of the
+kernel_stack_boot marker before it on its CPU in RAW (an id before a
+CPU's first marker: that marker's boot, unless the marker is a boot's
+first, when the id is of an older boot). Results, P the --prefix:
+
+  P-boots-apart         both boots have ids, their markers' tokens are
+                        their stack_map_stat's boot_marker, and some id
+                        value has a different stack in each boot's map
+  P-NAME-ids-resolve    at least --min-share percent of the ids of the
+                        boot NAME printed a stack (and the tool's counts
+                        of ERR, if not "-", add up over both boots)
+  P-NAME-equals-stack_map
+                        each printed stack of a NAME id is the stack of
+                        its id in NAME's stack_map: none resolved through
+                        the other boot's definitions
+
 Prints "PASS name" or "FAIL name" for each result, and "# " lines that
 say what was compared, and for a failure why: the counts and the first
 event that differs. Exits 0; the caller reads the lines.
@@ -93,6 +115,7 @@ import stackmap_text  # noqa: E402
 TRACED = ('kmem_cache_alloc', 'sched_process_fork')
 STACK_ID = 'kernel_stack_id'
 STACK_DEF = 'kernel_stack_def'
+STACK_BOOT = 'kernel_stack_boot'
 FULL_STACK = 'kernel_stack'
 # Fewer events than this and a comparison proves little.
 MIN_EVENTS = 20
@@ -108,6 +131,9 @@ EVENT = re.compile(r'\s*(?:(?P<buf>[^\s:]+): )?\s*(?P<comm>.+?)-(?P<pid>\d+)'
 DROPPED = re.compile(r'\s*(?:(?P<buf>[^\s:]+): )?\s*CPU:(?P<cpu>\d+) '
                      r'\[(?:\d+ )?EVENTS DROPPED\]')
 STACK_ID_TEXT = re.compile(r'<stack_id (0x[0-9a-f]{8})>')
+# A kernel_stack_boot event as its format prints it.
+STACK_BOOT_TEXT = re.compile(r'<stack_boot (0x[0-9a-f]{8}) flags (0x[0-9a-f]+)>')
+BOOT_FIRST = 0x1
 # A frame line: " => sym+0xoff/0xsize" or " => 0xaddr" (the plugin,
 # stackmap report), "=> sym (addr)" or "=> addr" (a full stack, as
 # libtraceevent's plugin_function prints it).
@@ -131,6 +157,7 @@ class Event:
         self.stack = None       # of a traced event: its stack event
         self.id = None          # of a kernel_stack_id: from the raw report
         self.after_drop = False  # the first event after "EVENTS DROPPED"
+        self.boot = None        # of a kernel_stack_id: its marker's token
 
 
 def parse_report(path):
@@ -573,6 +600,108 @@ def stalled(args):
     result('own-buffer', not strays and len(defined) == len(bufs) > 1, why)
 
 
+def boot_of_ids(raw, buf):
+    """{(cpu, n): token} for the n-th kernel_stack_id of each CPU of @buf
+    in the raw report @raw: the token of the marker before it on its
+    CPU; before the CPU's first marker, that marker's token, or 'older'
+    if it is a boot's first; 'none' on a CPU without marker."""
+    out = {}
+    streams = collections.defaultdict(list)
+    for e in raw:
+        if e.buf == buf and e.name in (STACK_ID, STACK_BOOT):
+            streams[e.cpu].append(e)
+    for cpu, evs in streams.items():
+        first = next((e for e in evs if e.name == STACK_BOOT), None)
+        token = 'none'
+        if first is not None:
+            m = STACK_BOOT_TEXT.search(first.text)
+            token = 'older' if (not m or int(m.group(2), 16) & BOOT_FIRST) \
+                else m.group(1)
+        n = 0
+        for e in evs:
+            if e.name == STACK_BOOT:
+                m = STACK_BOOT_TEXT.search(e.text)
+                token = m.group(1) if m else 'malformed'
+                continue
+            out[(cpu, n)] = token
+            n += 1
+    return out
+
+
+def boots(args):
+    pre = args.prefix + '-' if args.prefix else ''
+    events, _ = parse_report(args.report)
+    unpaired = read_ids(events, args.raw)
+    raw, _ = parse_report(args.raw)
+    tokens = boot_of_ids(raw, args.buffer)
+    seen = collections.Counter()
+    ids = []
+    for e in events:
+        if e.buf != args.buffer or e.name != STACK_ID:
+            continue
+        e.boot = tokens.get((e.cpu, seen[e.cpu]), 'unpaired')
+        seen[e.cpu] += 1
+        ids.append(e)
+    named = {}
+    for spec in (args.last, args.this):
+        name, files = spec.split('=', 1)
+        smap, stat = files.split(',', 1)
+        token = None
+        try:
+            with open(stat) as f:
+                m = re.search(r'^boot_marker: (0x[0-9a-f]{8})$', f.read(),
+                              re.M)
+                token = m.group(1) if m else None
+        except OSError:
+            pass
+        named[name] = (token, read_stack_map(smap), os.path.basename(smap))
+    by_boot = collections.Counter(e.boot for e in ids)
+    why = 'ids by marker token: %s' % ', '.join(
+        '%s %d' % kv for kv in sorted(by_boot.items()))
+    ok = not unpaired
+    maps = []
+    for name, (token, stacks, _) in named.items():
+        why += '; %s: boot_marker %s' % (name, token)
+        ok = ok and token is not None and by_boot[token] >= MIN_EVENTS
+        if isinstance(stacks, str):
+            ok = False
+            why += ' (%s)' % stacks
+        else:
+            maps.append(stacks)
+    clash = 0
+    if len(maps) == 2:
+        for i in set(maps[0]) & set(maps[1]):
+            clash += [symbol(f, True) for f in maps[0][i].frames] != \
+                [symbol(f, True) for f in maps[1][i].frames]
+    why += '; %d id values with a different stack in each map' % clash
+    result(pre + 'boots-apart', ok and clash > 0 and
+           len({t for t, _, _ in named.values()}) == 2, unpaired or why)
+
+    for name, (token, stacks, map_name) in named.items():
+        mine = [e for e in ids if e.boot == token]
+        bad = [e for e in mine if not e.frames]
+        share = 100.0 * (len(mine) - len(bad)) / len(mine) if mine else 0.0
+        why = '%d ids, %d resolved (%.2f%%), %d unresolved; at least ' \
+            '%g%% wanted' % (len(mine), len(mine) - len(bad), share,
+                             len(bad), args.min_share)
+        good = share >= args.min_share and len(mine) >= MIN_EVENTS
+        if args.counts != '-':
+            counts = read_counts(args.counts)
+            total = (sum(bool(e.frames) for e in ids),
+                     sum(not e.frames for e in ids))
+            why += '; the tool counts %s, both boots %d resolved, %d ' \
+                'unresolved' % (counts, total[0], total[1])
+            good = good and counts == total
+        if bad:
+            why += '; first unresolved: ' + describe(bad[0])
+        result(pre + name + '-ids-resolve', good, why)
+        if isinstance(stacks, str):
+            result(pre + name + '-equals-stack_map', False, stacks)
+        else:
+            result(pre + name + '-equals-stack_map',
+                   *compare_stacks(mine, stacks, map_name))
+
+
 def main():
     p = argparse.ArgumentParser(
         description='Check the trace-cmd files of a vmtest guest.')
@@ -596,8 +725,19 @@ def main():
     st.add_argument('--counts', required=True)
     st.add_argument('--map', action='append', default=[])
     st.add_argument('report')
+    b = sub.add_parser('boots')
+    b.add_argument('--min-share', type=float, default=100.0)
+    b.add_argument('--prefix', default='')
+    b.add_argument('--buffer', required=True)
+    b.add_argument('--raw', required=True)
+    b.add_argument('--counts', required=True)
+    b.add_argument('--last', required=True)
+    b.add_argument('--this', required=True)
+    b.add_argument('report')
     args = p.parse_args()
-    if args.mode == 'twin':
+    if args.mode == 'boots':
+        boots(args)
+    elif args.mode == 'twin':
         twin(args)
     elif args.mode == 'map':
         stack_map(args)

@@ -6,7 +6,8 @@
 # results they send back into the make test results (the parser is
 # scripts/ktap.py, the one of the KUnit runs), check the stackmap
 # CLI against the map the first boot exported, profile the memory peak
-# the second boot made (vm/peak-report.py --check), and fail the run on
+# the second boot made (vm/peak-report.py --check), resolve the last
+# boot's ids of a persistent buffer (vm/persist.sh), and fail the run on
 # any kernel report on the console (WARN, BUG, lockdep, KASAN, KCSAN,
 # ...).
 #
@@ -43,10 +44,25 @@ pid=$!
 	trace_event=kmem:kmem_cache_alloc,kmem:kmalloc,kmem:mm_page_alloc,kmem:kfree,kmem:kmem_cache_free,kmem:mm_page_free \
 	trace_buf_size=8M &
 pid2=$!
+# The persistent buffer's two boots (vm/persist.sh), on the core the
+# boottest boot leaves first; on x86_64 also with "emit" before the
+# reboot (what emit writes does not depend on the architecture).
+(
+	while kill -0 $pid2 2> /dev/null; do
+		sleep 5
+	done
+	"$root/vm/persist.sh" > "$out/persist.log" 2>&1
+	if [ "$vm_arch" = x86_64 ]; then
+		VM_PERSIST_EMIT=1 "$root/vm/persist.sh" >> "$out/persist.log" 2>&1
+	fi
+) &
+pid3=$!
 wait $pid
 rc=$?
 wait $pid2
 rc2=$?
+wait $pid3
+cat "$out/persist.log"
 
 # Both boots' KTAP in one stream (scripts/ktap.py --stream): one result
 # per test, named $step:N:<description>, or $step:N:kunit:<suite>:<case>

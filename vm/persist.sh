@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The last boot's trace, resolved: a guest traces kmem events with stack
+# ids from boot into a persistent instance ("pb", in memory reserved on
+# the kernel command line) until every CPU's buffer wrapped, and goes
+# down with reboot -f; a second QEMU boots the same kernel on the same
+# memory (a memory-backend-file, shared: QEMU's own reset is not needed),
+# traces into the same buffer from its own boot, behind the last boot's
+# events, and reads it out with Debian's trace-cmd extract and as trace
+# text (vm/guest/persist.sh). On the host, each id must resolve with its
+# own boot's definitions, never the other's, against each boot's
+# stack_map:
+#
+#   persist:files-received      both boots sent their files
+#   persist:report-BOOT-ids-resolve, persist:report-BOOT-equals-stack_map
+#                               "stackmap report" (two passes): the
+#                               last boot's ids at least 99% (100% with
+#                               VM_PERSIST_EMIT=1: "emit" on every CPU
+#                               before the reboot), this boot's all
+#   persist:plugin-BOOT-...     the same of trace-cmd report with the
+#                               plugin, which resolves in one pass: none
+#                               wrong
+#   persist:report-boots-apart  both boots' ids are in the buffer, and
+#                               some id value has another stack in each
+#   persist:kernel-text         the instance's trace file names the
+#                               markers, and with stackmap-expand prints
+#                               ids unexpanded, saying why
+#
+# The region: memmap= on x86 (fixed: SeaBIOS writes into part of the
+# top of a 512 MiB guest, where reserve_mem would put it), reserve_mem
+# on arm64 (see ../shared notes on the persistent buffer under QEMU).
+# The test kernels are not relocatable: the text delta is 0.
+#
+# vm/persist.sh retained (make run): only the first boot, with stackmap
+# and without, and how many of its events each keeps in the same
+# reserved memory for the next boot to read.
+#
+# Usage: vm/persist.sh [retained]   (VM_ARCH, BUILD, OUT from the
+#        environment; VM_PERSIST_EMIT=1 for the emit variant)
+
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/vm/arch.sh"
+emit=${VM_PERSIST_EMIT:-0}
+step=vmtest$vm_tag
+name=persist
+[ "$emit" = 1 ] && name=persist-emit
+out=${OUT:-$root/out}/vm$vm_tag/$name
+plugins=$root/linux/tools/tracing/stackmap/build
+tool=$plugins/stackmap
+record() {
+	"$root/scripts/results.sh" record "$@"
+}
+rm -rf "$out"
+mkdir -p "$out"
+
+# The two boots trace other events: their depots give the same id values
+# to other stacks, which a reader must not mix up.
+events1=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:mm_page_alloc
+events2=kmem:kfree,kmem:kmem_cache_free,kmem:kmalloc
+case "$vm_arch" in
+arm64)
+	region=(reserve_mem=4M:4096:pbmem trace_instance=pb^stacktrace^stackmap@pbmem)
+	;;
+*)
+	region=('memmap=4M$0x10000000' trace_instance=pb^stacktrace^stackmap@0x10000000:4M)
+	;;
+esac
+mem=$out/memory
+rm -f "$mem"
+if [ "${1:-}" = retained ]; then
+	for opts in stacktrace^stackmap stacktrace; do
+		d=$out/retained-${opts//^/-}
+		VM_MEM=512 VM_MEM_FILE=$mem "$root/vm/run-qemu.sh" persist1 "$d" \
+			kunit.enable=0 "${region[0]}" \
+			"${region[1]/stacktrace^stackmap/$opts},$events1" ||
+			{ echo "persist: the guest failed; see $d/console.log" >&2; exit 1; }
+		rm -f "$mem"
+		mkdir -p "$d/files"
+		tr -d '\r' < "$d/results.txt" |
+			sed -n '/^PERSIST-BEGIN$/,/^PERSIST-END$/p' | sed '1d;$d' |
+			base64 -d 2>/dev/null | tar -xzf - -C "$d/files" 2>/dev/null
+	done
+	on=$(cat "$out/retained-stacktrace-stackmap/files/events" 2>/dev/null || echo 0)
+	off=$(cat "$out/retained-stacktrace/files/events" 2>/dev/null || echo 0)
+	[ "$on" -gt 0 ] && [ "$off" -gt 0 ] ||
+		{ echo "persist: no event count from the guests (on: $on, off: $off)" >&2; exit 1; }
+	echo "Persistent buffer (4 MiB reserved, $events1 with stacks from boot"
+	echo "until both CPUs' buffers wrapped, then reboot -f): the events the next boot"
+	echo "finds of the last boot: $on with stackmap, $off with full stacks:" \
+		"$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2fx", a / b }')."
+	exit 0
+fi
+for boot in 1 2; do
+	events=$events1
+	[ $boot = 2 ] && events=$events2
+	VM_MEM=512 VM_MEM_FILE=$mem "$root/vm/run-qemu.sh" "persist$boot" \
+		"$out/boot$boot" kunit.enable=0 "${region[0]}" \
+		"${region[1]},$events" "vm.persist_emit=$emit" || true
+	mkdir -p "$out/$boot"
+	tr -d '\r' < "$out/boot$boot/results.txt" |
+		sed -n '/^PERSIST-BEGIN$/,/^PERSIST-END$/p' | sed '1d;$d' |
+		base64 -d 2>/dev/null | tar -xzf - -C "$out/$boot" 2>/dev/null
+done
+rm -f "$mem"
+
+check() { # FILE CHECK...: record each CHECK's result in FILE
+	local file=$1 c status
+	shift
+	for c in "$@"; do
+		status=$(sed -n "s/^\(PASS\|FAIL\) $c\$/\1/p" "$file" | head -1)
+		record "${status:-FAIL}" "$step:$name:$c"
+	done
+	sed "s/^/  $name: /" "$file"
+}
+
+d=$out/2
+last=last=$out/1/stack_map,$out/1/stack_map_stat
+this=this=$out/2/stack_map,$out/2/stack_map_stat
+share=99
+[ "$emit" = 1 ] && share=100
+if [ -s "$out/1/stack_map" ] && [ -s "$d/pb.dat" ]; then
+	record PASS "$step:$name:files-received"
+	trace-cmd report -N -i "$d/pb.dat" > "$d/raw.txt" 2>&1
+	"$tool" report "$d/pb.dat" > "$d/report.txt" 2> "$d/report.err"
+	env -u STACKMAP_MAP TRACEEVENT_PLUGIN_DIR="$plugins" \
+		trace-cmd report -i "$d/pb.dat" > "$d/plugin.txt" 2> "$d/plugin.err"
+	{
+		"$root/vm/check-tracecmd.py" boots --prefix report --buffer pb \
+			--min-share $share --raw "$d/raw.txt" --counts "$d/report.err" \
+			--last "$last" --this "$this" "$d/report.txt"
+		# One pass resolves an id once its definition was read: what
+		# it prints must be right; how many is the two-pass's figure.
+		"$root/vm/check-tracecmd.py" boots --prefix plugin --buffer pb \
+			--min-share 0 --raw "$d/raw.txt" --counts - \
+			--last "$last" --this "$this" "$d/plugin.txt"
+	} > "$out/check.txt" 2>&1
+	# The kernel's own text: the markers, and no id looked up in this
+	# boot's depot while the buffer may hold the last boot's.
+	if grep -q '<stack_boot 0x' "$d/trace.txt" &&
+		grep -q 'not expanded' "$d/trace-expand.txt" &&
+		! grep -q '<stack trace>' "$d/trace-expand.txt"; then
+		echo "PASS kernel-text" >> "$out/check.txt"
+	else
+		echo "# the trace file: $(grep -c '<stack_boot' "$d/trace.txt") markers;" \
+			"with stackmap-expand, $(grep -c 'not expanded' "$d/trace-expand.txt")" \
+			"ids said unexpanded, $(grep -c '<stack trace>' "$d/trace-expand.txt")" \
+			"stacks expanded" >> "$out/check.txt"
+		echo "FAIL kernel-text" >> "$out/check.txt"
+	fi
+else
+	record FAIL "$step:$name:files-received"
+	: > "$out/check.txt"
+fi
+check "$out/check.txt" report-boots-apart \
+	report-last-ids-resolve report-last-equals-stack_map \
+	report-this-ids-resolve report-this-equals-stack_map \
+	plugin-last-equals-stack_map plugin-this-equals-stack_map kernel-text
+for boot in 1 2; do
+	if "$root/vm/console-check.sh" "$out/boot$boot/console.log"; then
+		record PASS "$step:$name:boot$boot-console-clean"
+	else
+		record FAIL "$step:$name:boot$boot-console-clean"
+	fi
+done
+exit 0
