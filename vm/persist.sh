@@ -88,9 +88,9 @@ if [ "${1:-}" = retained ]; then
 	[ "$on" -gt 0 ] && [ "$off" -gt 0 ] ||
 		{ echo "persist: no event count from the guests (on: $on, off: $off)" >&2; exit 1; }
 	echo "Persistent buffer (4 MiB reserved, $events1 with stacks from boot"
-	echo "until both CPUs' buffers wrapped, then reboot -f): the events the next boot"
-	echo "finds of the last boot: $on with stackmap, $off with full stacks:" \
-		"$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2fx", a / b }')."
+	echo "until each CPU's buffer overwrote twice what it holds, then reboot -f): the"
+	echo "events the next boot finds of the last boot: $on with stackmap, $off with" \
+		"full stacks: $(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2fx", a / b }')."
 	exit 0
 fi
 for boot in 1 2; do

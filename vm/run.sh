@@ -16,7 +16,9 @@
 # stackmap on and off, into PEAK_KB per CPU (64-65536, default 8192: the
 # stackmap boot holds the peak, the other does not), which the everyday
 # workload wraps before and after a peak of PEAK_PIPES pipes holding a
-# page each (1-100000, default 4000).
+# page each (1-100000, default 4000). Then the persistent buffer
+# (vm/persist.sh retained): how many of a boot's events the memory kept
+# for the next boot holds, stackmap on and off.
 # Writes out/run/ (x86_64) or out/run-ARCH/.
 
 set -euo pipefail
@@ -103,3 +105,7 @@ peak_boot off stacktrace || exit 1
 echo
 STACKMAP_TOOLS=$tools/build python3 "$root/vm/peak-report.py" \
 	"$out/raw/peak-on" "$out/raw/peak-off" "$out" | tee "$out/peak.txt"
+
+echo
+echo "  STEP    the persistent buffer: a boot traced into reserved memory, stackmap on, then off"
+OUT=$out "$root/vm/persist.sh" retained | tee "$out/persist.txt"
