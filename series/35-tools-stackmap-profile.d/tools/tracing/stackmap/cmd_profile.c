@@ -555,7 +555,7 @@ static int take_stack(struct profile *p, struct td_buffer *b,
 		key.malformed = true;
 		key.unresolved = true;
 	} else {
-		st = smap_deftab_find(&b->defs, id, rec->ts);
+		st = smap_deftab_find(&b->defs, 0, id, rec->ts);
 		if (st) {
 			key.depth = st->depth;
 			memcpy(p->addrs, st->addrs,
