@@ -17,7 +17,8 @@
 #                               "stackmap report" (two passes): the
 #                               last boot's ids at least 99% (100% with
 #                               VM_PERSIST_EMIT=1: "emit" on every CPU
-#                               before the reboot), this boot's all
+#                               before the reboot, and again after it,
+#                               which must do no harm), this boot's all
 #   persist:plugin-BOOT-...     the same of trace-cmd report with the
 #                               plugin, which resolves in one pass: none
 #                               wrong

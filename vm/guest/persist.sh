@@ -7,15 +7,17 @@
 # on the kernel command line).
 #
 #   persist.sh 1   the last boot: the workload until every CPU's buffer
-#                  overwrote twice what it holds (with "emit" on every CPU at the end if the
-#                  command line has vm.persist_emit=1), then the
+#                  overwrote twice what it holds (with "emit" on every
+#                  CPU at the end if the command line has
+#                  vm.persist_emit=1), then the
 #                  instance's stack_map, stack_map_bin and stack_map_stat
 #                  are sent with the count of traced events the buffer
 #                  holds, and the guest goes down with reboot -f (by
 #                  /init), as after a crash: nothing is read out or
 #                  cleared
 #   persist.sh 2   the next boot, which traced into the same buffer from
-#                  its own boot too: a few rounds of the workload, then
+#                  its own boot too: a few rounds of the workload (and
+#                  "emit" again with vm.persist_emit=1), then
 #                  what the instance's trace text holds (markers, ids
 #                  left unexpanded with stackmap-expand), its stack_map and
 #                  stack_map_stat, last_boot_info, the kernel's messages
@@ -59,6 +61,14 @@ wrapped() {
 	return 0
 }
 
+# "emit" on every CPU: the definitions of all stacks into each CPU's buffer.
+emit_all() {
+	for c in $(seq 0 $(($(grep -c ^processor /proc/cpuinfo) - 1))); do
+		taskset -c "$c" sh -c "echo emit > $I/stack_map" ||
+			log "emit on CPU $c failed"
+	done
+}
+
 save() {
 	for f in stack_map stack_map_bin stack_map_stat last_boot_info \
 		options/stackmap options/stacktrace; do
@@ -78,12 +88,7 @@ case "$boot" in
 	done
 	log "$rounds rounds of the workload, wrapped: $(wrapped && echo yes || echo no)"
 	echo "$rounds" > $out/rounds
-	if [ "$emit" = 1 ]; then
-		for c in $(seq 0 $(($(grep -c ^processor /proc/cpuinfo) - 1))); do
-			taskset -c "$c" sh -c "echo emit > $I/stack_map" ||
-				log "emit on CPU $c failed"
-		done
-	fi
+	[ "$emit" = 1 ] && emit_all
 	# The map as it stands when the machine goes down: nothing traced
 	# after it, so that every id of the buffer is in it.
 	echo 0 > $I/tracing_on
@@ -95,6 +100,9 @@ case "$boot" in
 2)
 	dmesg | grep -e 'Ring buffer' -e 'Tracing:' -e 'stackmap' > $out/dmesg
 	/vm/workload.sh 3 > /dev/null 2>&1
+	# emit after the reboot writes this boot's stacks, behind this
+	# boot's markers: nothing of the last boot may resolve through them.
+	[ "$emit" = 1 ] && emit_all
 	echo 0 > $I/tracing_on
 	save
 	# The kernel's own text, counted here: whole, it would double what
