@@ -1208,7 +1208,7 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 	struct stackmap_print_bufs *bufs;
 	struct stackdepot_lf *depot;
 	unsigned long *entries;
-	int depth, i;
+	int depth;
 
 	/* Keeps this CPU's buffer of this level ours until it is printed. */
 	preempt_disable_notrace();
@@ -1226,19 +1226,9 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 				     entries, TRACE_STACKMAP_MAX_DEPTH, NULL);
 	rcu_read_unlock_sched_notrace();
 
-	if (depth > 0) {
-		trace_seq_puts(s, "<stack trace>\n");
-		for (i = 0; i < depth; i++) {
-			unsigned long ip = entries[i];
-
-			trace_seq_puts(s, " => ");
-			if (ip == FTRACE_TRAMPOLINE_MARKER)
-				trace_seq_puts(s, "[FTRACE TRAMPOLINE]");
-			else
-				seq_print_ip_sym(s, ip, flags);
-			trace_seq_putc(s, '\n');
-		}
-	}
+	if (depth > 0)
+		trace_print_stack_frames(s, entries, entries + depth,
+					 tr->text_delta, flags);
 
 	preempt_enable_notrace();
 	return depth > 0;
