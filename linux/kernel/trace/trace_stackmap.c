@@ -846,7 +846,8 @@ void trace_stackmap_redefine(struct trace_array *tr)
  * @buf: the buffer, main or max
  *
  * The main buffer's definitions went with its events, and so did an
- * earlier boot's ids; the max buffer held none the main buffer needs.
+ * earlier boot's ids if it is empty now; the max buffer held none the
+ * main buffer needs.
  *
  * Context: Any context.
  */
@@ -854,8 +855,13 @@ void trace_stackmap_buffer_reset(struct array_buffer *buf)
 {
 	if (buf != &buf->tr->array_buffer)
 		return;
-	/* Pairs with READ_ONCE() in trace_stack_id_print(). */
-	WRITE_ONCE(buf->tr->stackmap.last_boot, false);
+	/*
+	 * An earlier boot's ids are gone once no CPU's buffer holds an
+	 * event: one CPU's reset, or a reset of the online CPUs, may leave
+	 * some. Pairs with READ_ONCE() in trace_stack_id_print().
+	 */
+	if (!ring_buffer_entries(buf->buffer))
+		WRITE_ONCE(buf->tr->stackmap.last_boot, false);
 	trace_stackmap_redefine(buf->tr);
 }
 
