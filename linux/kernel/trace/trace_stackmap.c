@@ -1232,9 +1232,9 @@ static bool stackmap_print_stack(struct trace_seq *s, struct trace_array *tr,
 				     entries, TRACE_STACKMAP_MAX_DEPTH, NULL);
 	rcu_read_unlock_sched_notrace();
 
+	/* The depot holds this boot's addresses: no text delta. */
 	if (depth > 0)
-		trace_print_stack_frames(s, entries, entries + depth,
-					 tr->text_delta, flags);
+		trace_print_stack_frames(s, entries, entries + depth, 0, flags);
 
 	preempt_enable_notrace();
 	return depth > 0;
@@ -1304,9 +1304,10 @@ static unsigned int stack_def_depth(struct trace_iterator *iter,
 
 /*
  * The frames as the stack_map file prints them, "  [i] symbol+off/size",
- * not as " => " lines: those belong to the stack of the event above. An
- * earlier boot's frames are moved by the text delta of a persistent
- * buffer, as trace_output.c moves the addresses of its events.
+ * not as " => " lines: those belong to the stack of the event above. The
+ * frames of a persistent buffer are moved by its text delta, as
+ * trace_output.c moves every address it prints of such a buffer, this
+ * boot's too where the buffer holds both boots' events.
  */
 static enum print_line_t trace_stack_def_print(struct trace_iterator *iter,
 					       int flags,
