@@ -325,6 +325,14 @@ int trace_stackmap_enable(struct trace_array *tr)
 	int ret = 0;
 
 	mutex_lock(&trace_stackmap_mutex);
+	/*
+	 * An instance of trace_instance= gets its files, which set the
+	 * default, only at fs_initcall. Pairs with READ_ONCE() in
+	 * stackmap_lost_defs_slow().
+	 */
+	if (system_state == SYSTEM_BOOTING && !tr->stackmap.cpu)
+		WRITE_ONCE(tr->stackmap.redefine_pct,
+			   TRACE_STACKMAP_DEFAULT_REDEFINE);
 	/* Pairs with READ_ONCE() in trace_stack_id_print(). */
 	if (tr->range_addr_start &&
 	    ring_buffer_entries(tr->array_buffer.buffer))

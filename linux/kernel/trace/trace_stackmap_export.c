@@ -777,8 +777,11 @@ void trace_stackmap_init_tracefs(struct trace_array *tr,
 			  &stackmap_bin_fops);
 	trace_create_file("stack_map_size", TRACE_MODE_WRITE, d_tracer, tr,
 			  &stackmap_size_fops);
-	/* Before the file exists, no write can have set it. */
-	tr->stackmap.redefine_pct = TRACE_STACKMAP_DEFAULT_REDEFINE;
+	/*
+	 * Before the file exists, no write can have set it. Pairs with
+	 * READ_ONCE() in stackmap_lost_defs_slow().
+	 */
+	WRITE_ONCE(tr->stackmap.redefine_pct, TRACE_STACKMAP_DEFAULT_REDEFINE);
 	trace_create_file("stack_map_redefine", TRACE_MODE_WRITE, d_tracer, tr,
 			  &stackmap_redefine_fops);
 	if (!tr->options)
