@@ -559,10 +559,10 @@ static __always_inline void *stackmap_reserve(struct trace_buffer *buffer,
 
 /*
  * The slow part of stackmap_mark_boot(): this CPU's marker is missing, or
- * may have been overwritten. An interrupt that comes in while it is being written, marking
- * set, records its stack in full: its id would come before the marker.
- * One that came before marking was set has written a marker, which the
- * second look at @sc->marked sees.
+ * may have been overwritten. An interrupt that comes in while it is
+ * being written, marking set, records its stack in full: its id would
+ * come before the marker. One that came before marking was set has
+ * written a marker, which the second look at @sc->marked sees.
  */
 static noinline bool stackmap_mark_boot_slow(struct trace_stackmap *sm,
 					     struct trace_stackmap_cpu *sc,
@@ -609,15 +609,16 @@ out:
 }
 
 /*
- * On a persistent instance (@sm->boot set), is this CPU's TRACE_STACK_BOOT
- * marker in @buffer before what the caller writes? It is written before
- * the CPU's first id or definition of this boot, again after every CPU's
- * buffer lost its contents (stackmap_redefine()), and again whenever the
- * CPU's buffer overwrote events since the last one: once a buffer wraps,
- * each sub-buffer that holds ids holds a marker before them, so that a
- * marker of this boot stays on the CPU while any of its ids does. False,
- * leaving the caller to record the full stack, if the buffer refused the
- * marker or another context of this CPU is writing it.
+ * Is this CPU's TRACE_STACK_BOOT marker in @buffer before what the caller
+ * writes? Only a persistent instance (@sm->boot set) has markers. There
+ * it is written before the CPU's first id or definition of this boot,
+ * again after every CPU's buffer lost its contents (stackmap_redefine()),
+ * and again whenever the CPU's buffer overwrote events since the last
+ * one: once a buffer wraps, each sub-buffer that holds ids holds a marker
+ * before them, so that a marker of this boot stays on the CPU while any
+ * of its ids does. False, leaving the caller to record the full stack,
+ * if the buffer refused the marker or another context of this CPU is
+ * writing it, or if @sm has no per-CPU state yet (nor a depot).
  *
  * Context: Any context, with preemption disabled.
  */
@@ -630,10 +631,16 @@ static __always_inline bool stackmap_mark_boot(struct trace_stackmap *sm,
 	unsigned int epoch;
 	int cpu;
 
-	/* Pairs with smp_store_release() in stackmap_create(). */
+	/*
+	 * Pairs with smp_store_release() in stackmap_create(): @boot, set
+	 * before it and never changed, is read after it. No @cpu yet, no
+	 * depot: the caller would record the full stack anyway.
+	 */
 	cpus = smp_load_acquire(&sm->cpu);
 	if (unlikely(!cpus))
 		return false;
+	if (likely(!READ_ONCE(sm->boot)))
+		return true;
 	cpu = smp_processor_id();
 	sc = per_cpu_ptr(cpus, cpu);
 	/* Pairs with atomic_inc() in stackmap_redefine(). */
@@ -798,9 +805,7 @@ bool trace_stackmap_record(struct trace_array *tr, struct trace_buffer *buffer,
 	if (!stackmap_buffer_is_own(tr, buffer))
 		return false;
 
-	/* @boot never changes once set: see stackmap_create(). */
-	if (unlikely(READ_ONCE(tr->stackmap.boot)) &&
-	    !stackmap_mark_boot(&tr->stackmap, buffer, trace_ctx))
+	if (!stackmap_mark_boot(&tr->stackmap, buffer, trace_ctx))
 		return false;
 
 	entry = stackmap_reserve(buffer, TRACE_STACK_ID, sizeof(*entry),
@@ -1077,8 +1082,6 @@ static bool stackmap_emit_mark(struct trace_array *tr,
 {
 	bool ret;
 
-	if (!tr->stackmap.boot)
-		return true;
 	preempt_disable_notrace();
 	ret = stackmap_mark_boot(&tr->stackmap, buffer, tracing_gen_ctx_dec());
 	preempt_enable_notrace();
