@@ -1362,6 +1362,7 @@ static void stackmap_enable_room_test(struct kunit *test)
 
 /* What a walk of one CPU's buffer, oldest first, found of the markers. */
 struct stackmap_kunit_marks {
+	unsigned int	ids;		/* TRACE_STACK_ID entries */
 	unsigned int	marks;		/* TRACE_STACK_BOOT entries */
 	unsigned int	firsts;		/* of them, with the FIRST flag */
 	unsigned int	wrong;		/* of them, with another token */
@@ -1394,9 +1395,10 @@ static void stackmap_kunit_marks_walk(struct trace_buffer *buffer, int cpu,
 			m->marks++;
 			m->firsts += !!(mark->flags & TRACE_STACKMAP_BOOT_FIRST);
 			m->wrong += mark->boot != token;
-		} else if (!seen && (ent->type == TRACE_STACK_ID ||
-				     ent->type == TRACE_STACK_DEF)) {
-			m->stack_before++;
+		} else if (ent->type == TRACE_STACK_ID ||
+			   ent->type == TRACE_STACK_DEF) {
+			m->ids += ent->type == TRACE_STACK_ID;
+			m->stack_before += !seen;
 		}
 		ring_buffer_iter_advance(iter);
 	}
@@ -1428,12 +1430,16 @@ static void stackmap_boot_marks_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sm->boot, 0);
 	atomic_set(&sm->mark_epoch, STACKMAP_MARK_EPOCH);
 	WRITE_ONCE(sm->boot, token);
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer,
+						 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE,
+						 RING_BUFFER_ALL_CPUS), 0);
 
 	migrate_disable();
 	cpu = smp_processor_id();
 	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
 	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
 	stackmap_kunit_marks_walk(buffer, cpu, token, &m);
+	KUNIT_EXPECT_EQ(test, m.ids, 2 * STACKMAP_KUNIT_PRINTS);
 	KUNIT_EXPECT_EQ(test, m.marks, 1);
 	KUNIT_EXPECT_EQ(test, m.firsts, 1);
 	KUNIT_EXPECT_TRUE(test, m.first_first);
@@ -1443,13 +1449,11 @@ static void stackmap_boot_marks_test(struct kunit *test)
 	tracing_reset_online_cpus(&ctx->tr->array_buffer);
 	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
 	stackmap_kunit_marks_walk(buffer, cpu, token, &m);
+	KUNIT_EXPECT_EQ(test, m.ids, STACKMAP_KUNIT_PRINTS);
 	KUNIT_EXPECT_EQ(test, m.marks, 1);
 	KUNIT_EXPECT_EQ(test, m.firsts, 0);
 	KUNIT_EXPECT_EQ(test, m.stack_before, 0);
 
-	KUNIT_ASSERT_EQ(test, ring_buffer_resize(buffer,
-						 STACKMAP_KUNIT_WRAP_PAGES * PAGE_SIZE,
-						 RING_BUFFER_ALL_CPUS), 0);
 	while (ring_buffer_overrun_cpu(buffer, cpu) <
 	       STACKMAP_KUNIT_WRAPS * ring_buffer_entries_cpu(buffer, cpu)) {
 		if (n++ == STACKMAP_KUNIT_FILL_MAX) {
@@ -1462,6 +1466,7 @@ static void stackmap_boot_marks_test(struct kunit *test)
 	migrate_enable();
 	kunit_info(test, "%u markers in %u pages, %u ids and definitions before the first\n",
 		   m.marks, STACKMAP_KUNIT_WRAP_PAGES, m.stack_before);
+	KUNIT_EXPECT_GT(test, m.ids, 0);
 	/* One a page, but for those the writer is on and filled first. */
 	KUNIT_EXPECT_GE(test, m.marks, STACKMAP_KUNIT_WRAP_PAGES - 2);
 	KUNIT_EXPECT_LE(test, m.marks, STACKMAP_KUNIT_WRAP_PAGES + 1);
