@@ -42,15 +42,26 @@
 #                         or tools, not the kernel's (optional)
 #   Checkpatch: TYPE...   checkpatch types this patch is allowed to
 #                         report; the body must say why (optional)
+#   Early: PATH...        overlay files this patch adds an early
+#                         version of, which a later patch of its
+#                         series finishes (optional; may repeat)
 #
 # A line "---" in the body starts the notes, which git am drops.
 #
-# A patch may add an early version of a file that a later patch of its
-# series finishes (a Makefile that builds only what the patch adds, so
-# that each patch builds on its own): series/NN-name.d/ holds it at its
-# path in the kernel tree. The later patch claims the file by Files: as
-# usual; series-check proves that each patch builds and that the last
-# tree is the overlay.
+# An early version is made from the final file, never kept as a copy
+# (scripts/series-early.py): the final file marks, with comment lines
+# "# series: NN" ... "# series: end" (or /* */ in C), the sections that
+# patch NN of its series adds; the early version of patch NN keeps the
+# sections of patches up to NN and drops the later ones. From the patch
+# that names it by Early: until the one that claims it by Files:, the
+# file is made again by every patch whose number one of its markers
+# names. What an early version has that the final file lacks (a
+# sentence worded for fewer commands, a Makefile line that a later
+# patch rewrites) is in series/NN-name.diff, a unified diff from what
+# the markers give to what the patch adds, applied after them; a file
+# that it names is made again by that patch too. No patch carries the
+# markers: each overlay file is laid out without them. series-check
+# proves that each patch builds and that the last tree is the overlay.
 #
 # Usage: scripts/series.sh  (SIGNOFF="Name <addr>" adds a Signed-off-by;
 #        SERIES_AUTHOR="Name <addr>" sets the author, by default the
@@ -114,6 +125,7 @@ claimed=$(mktemp)
 staged=$(mktemp)
 trap 'rm -f "$claimed" "$staged"' EXIT
 
+declare -A early=()	# file -> the patch that names it by Early:
 git_r checkout -q -f -B series base
 git_r clean -q -f -d -x
 # A series with no patch this time must leave no tag behind.
@@ -179,16 +191,49 @@ for i in "${!defs[@]}"; do
 		printf '%s\n' "${added[@]}" |
 			rsync -cp --files-from=- "$overlay/" "$repo/"
 	fi
-	# The early versions this patch adds of files a later one finishes.
-	early=${def%.txt}.d
-	if [ -d "$early" ]; then
+	nr=${def##*/}
+	nr=${nr%%-*}
+	# The final files lose their markers.
+	if [ ${#added[@]} -gt 0 ]; then
 		while IFS= read -r f; do
-			f=${f#"$early"/}
-			mkdir -p "$repo/$(dirname "$f")"
-			cp -p "$early/$f" "$repo/$f"
-			added+=("$f")
-			echo "$f $def" >> "$staged"
-		done < <(find "$early" -type f | LC_ALL=C sort)
+			f=${f#"$overlay"/}
+			"$scripts/series-early.py" --final "$nr" "$overlay/$f" \
+				"$repo/$f" || die "$def: $f: bad markers"
+		done < <("$scripts/series-early.py" --marked "${added[@]/#/$overlay/}")
+	fi
+	# The early versions this patch adds of files a later one finishes.
+	read -ra pats <<< "$(header "$def" Early | tr '\n' ' ')"
+	for f in "${pats[@]}"; do
+		[ -f "$overlay/$f" ] || die "$def: Early: $f is no overlay file"
+		[ -z "${early[$f]:-}" ] || die "$def: Early: $f is already early"
+		early[$f]=$def
+	done
+	residual=${def%.txt}.diff
+	remade=()
+	for f in "${!early[@]}"; do
+		if printf '%s\n' "${files[@]}" | grep -qxF -- "$f"; then
+			unset "early[$f]"
+			continue
+		fi
+		[ "${early[$f]}" = "$def" ] ||
+			grep -qE "^[[:space:]]*(#|/\*)[[:space:]]*series:[[:space:]]*$nr([[:space:]]|\*|\$)" "$overlay/$f" ||
+			{ [ -f "$residual" ] && grep -qxF -- "+++ b/$f" "$residual"; } ||
+			continue
+		mkdir -p "$repo/$(dirname "$f")"
+		"$scripts/series-early.py" "$nr" "$overlay/$f" "$repo/$f" ||
+			die "$def: $f: bad markers"
+		chmod --reference="$overlay/$f" "$repo/$f"
+		remade+=("$f")
+		added+=("$f")
+		echo "$f $def" >> "$staged"
+	done
+	if [ -f "$residual" ]; then
+		while read -r f; do
+			printf '%s\n' "${remade[@]}" | grep -qxF -- "$f" ||
+				die "$residual: $f is no early file of this patch"
+		done < <(sed -n 's|^+++ b/||p' "$residual")
+		patch -p1 -s -N -F0 --no-backup-if-mismatch -d "$repo" \
+			< "$residual" || die "$residual does not apply"
 	fi
 	# -f: the tree's .gitignore hides some of tools/ from git.
 	git_r add -u .

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
+# series: 33
 """Unit tests of build/stackmap and plugin_stackmap.so, plus bounded
 libFuzzer runs of the decoder and of the trace text parsers.
 
@@ -9,6 +10,7 @@ here (tests/smapgen.py), in both byte orders.
 """
 import argparse
 import importlib
+# series: end
 import json
 import os
 import re
@@ -60,6 +62,7 @@ class Layout:
         return g.make_id(self.gen if gen is None else gen, index,
                          self.index_bits)
 
+# series: 32
     def other_gen(self):
         if self.gen + 1 < 1 << (32 - self.index_bits):
             return self.gen + 1
@@ -71,6 +74,7 @@ class Layout:
                 'r5': '0x%08x' % self.id(5),
                 'stale': '0x%08x' % self.id(2, self.other_gen()),
                 'unknown': '0x%08x' % self.id(9)}
+# series: end
 
     def recs(self):
         return [(self.id(1), [A0, g.TRAMPOLINE, A1], 42),
@@ -92,6 +96,7 @@ SPLIT14 = Layout('split14', 14, 0x2a5a5)
 SPLIT20 = Layout('split20', 20, 4095)
 LAYOUTS = (SPLIT14, SPLIT20, Layout('split5', 5, (1 << 27) - 1))
 RECS = BASE.recs()
+# series: 32
 TRACE_T = """# tracer: nop
 #
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
@@ -112,6 +117,8 @@ TRACE_T = """# tracer: nop
             bash-1234    [001] d..2.   12.7: sched_switch: prev_comm=bash
             bash-1234    [001] d..2.   12.7: <stack_id {r1}>"""
 TRACE = TRACE_T.format(**BASE.ids())
+# series: end
+# series: 35
 
 
 def test_modules():
@@ -122,6 +129,7 @@ def test_modules():
     return [importlib.import_module(name[:-3])
             for name in sorted(os.listdir(here))
             if name.endswith('_tests.py') and name != 'run_tests.py']
+# series: end
 
 
 class Runner:
@@ -432,9 +440,11 @@ def tests_errors(r):
                 for args in (['dump', path], ['dump', '--json', path],
                              ['dump', '--json', '-'],
                              ['dump', '--header', path],
+# series: 32
                              ['dump', '--header', '-'],
                              ['expand', '--map', path, '/dev/null'],
                              ['fold', '--map', path]):
+# series: end
                     p = r.run(args, stdin=data)
                     eq(p.returncode, 1, '%s: exit' % args[:2])
                     err = p.stderr.decode()
@@ -443,10 +453,13 @@ def tests_errors(r):
                     assert m, 'no offset in %r' % err
                     eq(int(m.group(1)), off, 'offset in %r' % err)
                     assert words in err, '%r not in %r' % (words, err)
+# series: 32
                     if args[1] in ('--json', '--header') or \
                        args[0] != 'dump':
+# series: end
                         eq(p.stdout, b'', '%s: stdout' % args)
             r.check('strict_%s_%s' % (name, order), check)
+# series: 32
 
 
 # expand and fold -------------------------------------------------------------
@@ -612,6 +625,7 @@ def tests_fold(r):
                   stdin=tr.encode())
         eq(p.stdout.decode(), 'a;_stext;foo_bar;baz 2\n', 'stdout')
     r.check('fold_merges_ids_and_full_stacks', merged)
+# series: end
 
 
 # command line ----------------------------------------------------------------
@@ -654,6 +668,7 @@ def tests_cli(r):
         assert b'no symbol addresses' in p.stderr, p.stderr
         eq(p.stdout, b'', 'stdout')
     r.check('cli_kallsyms_without_addresses', bad_kallsyms)
+# series: 32
 
 
 # snapshot ---------------------------------------------------------------------
@@ -706,6 +721,7 @@ def tests_snapshot(r):
         assert b'truncated record 2' in p.stderr, p.stderr
         eq(r.run(['snapshot', '-i', 'a/b', out]).returncode, 2, 'bad name')
     r.check('snapshot_fake_tracefs', snap)
+# series: end
 
 
 # bounded memory ---------------------------------------------------------------
@@ -730,12 +746,14 @@ def tests_large(r):
     def bounded():
         assert size >= 100 << 20, size
         # The text dump streams; JSON from a pipe is spooled and read
+# series: 32
         # twice; expand indexes the ids. None may hold the map in memory.
         limits = {'dump': 16 << 10, 'json_pipe': 16 << 10,
                   'expand': 24 << 10}
         rss = {'dump': max_rss_kb([r.bin, 'dump', path]),
                'expand': max_rss_kb([r.bin, 'expand', '-m', path,
                                      '/dev/null'])}
+# series: end
         cat = subprocess.Popen(['cat', path], stdout=subprocess.PIPE)
         rss['json_pipe'] = max_rss_kb([r.bin, 'dump', '--json', '-'],
                                       stdin=cat.stdout)
@@ -747,8 +765,11 @@ def tests_large(r):
             assert v < limits[k], '%s: max RSS %d KiB' % (k, v)
     r.check('large_map_bounded_memory', bounded)
     os.unlink(path)
+# series: 32
 
 
+# series: end
+# series: 33
 # plugin -------------------------------------------------------------------------
 
 def tests_plugin(r):
@@ -773,8 +794,12 @@ def tests_plugin(r):
                            [ids[k] for k in ('r1', 'r2', 'stale', 'unknown')],
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit: %r' % p.stderr)
+# series: end
+# series: 35
         # Stale and unknown ids had no definition either.
         eq(p.stderr.decode(), defs_tests.summary(2), 'stderr')
+# series: end
+# series: 33
         return p.stdout.decode()
 
     # A map of 2^14 slots: a plugin that split ids at bit 20 would find
@@ -793,6 +818,8 @@ def tests_plugin(r):
         run([], dict(env, STACKMAP_MAP=path)), resolved(SPLIT14.ids()),
         'stdout'))
     ids = [SPLIT14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
+# series: end
+# series: 35
     # Without a map, an id the plugin has no definition of says so:
     # unlike an id printed without the plugin.
     not_yet = ''.join('<stack_id %s>%s\n' % (i, defs_tests.NOT_YET)
@@ -803,17 +830,23 @@ def tests_plugin(r):
         eq((p.returncode, p.stdout.decode(), p.stderr.decode()),
            (0, not_yet, defs_tests.summary(4)), 'exit, stdout, stderr')
     r.check('plugin_no_map', no_map)
+# series: end
+# series: 33
     bad = r.write('bad.map', b'FSMB')
 
     def bad_map():
         p = subprocess.run([tp, plugdir, '-O', 'stackmap:map=' + bad] + ids,
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit')
+# series: end
+# series: 35
         eq(p.stdout.decode(), not_yet, 'stdout')
         err = p.stderr.decode().splitlines(True)
         eq(len(err), 2, 'stderr lines: %r' % err)
         assert 'printing stack ids unresolved' in err[0], err
         eq(err[1], defs_tests.summary(4), 'summary')
+# series: end
+# series: 33
     r.check('plugin_bad_map_falls_back', bad_map)
 
 
@@ -857,6 +890,8 @@ def tests_trace_cmd(r):
     r.check('trace_cmd_report_env_map', env_map)
 
     def no_map():
+# series: end
+# series: 35
         # The mark on each line, the count on stderr once trace-cmd
         # unloads the plugin.
         p = subprocess.run(['trace-cmd', 'report', '-i', dat],
@@ -881,6 +916,8 @@ def tests_trace_cmd(r):
         assert ('<stack_id %s> [stale]%s\n' % (ids[2], defs_tests.NOT_YET)
                 in out), out
     r.check('trace_cmd_report_marks_through_expand', marks_expand)
+# series: end
+# series: 33
 
     def same_as_expand():
         # Plain report piped through expand gives the plugin's output.
@@ -892,6 +929,7 @@ def tests_trace_cmd(r):
     r.check('trace_cmd_report_matches_expand', same_as_expand)
 
 
+# series: end
 # fuzz -------------------------------------------------------------------------
 
 def seed_corpus(r, corpus):
@@ -905,8 +943,11 @@ def seed_corpus(r, corpus):
             with open(os.path.join(corpus, 'seed%03d' % n), 'wb') as f:
                 f.write(data)
             n += 1
+# series: 32
 
 
+# series: end
+# series: 33
 def def_record(rid, frames, bo='<', lfmt='Q', depth=None, cut=0):
     """A kernel_stack_def record with the kernel's layout (8, 12, 16)."""
     rec = (struct.pack(bo + 'HBBiII', 40, 0, 1, 1234, rid,
@@ -941,8 +982,12 @@ def seed_def_corpus(r, corpus):
             n += 1
 
 
+# series: end
+# series: 32
 def seed_trace_corpus(r, corpus):
     os.makedirs(corpus, exist_ok=True)
+# series: end
+# series: 35
     marks = ''.join('<stack_id 0x00004001>%s\n' % m for m in (
         defs_tests.NOT_YET, defs_tests.UNDEFINED, defs_tests.UNDEFINED_BUF))
     for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE, marks]):
@@ -963,6 +1008,7 @@ def seed_prof_corpus(r, corpus):
     for i, data in enumerate(seeds):
         with open(os.path.join(corpus, 'seed%d' % i), 'wb') as f:
             f.write(data)
+# series: end
 
 
 def tests_fuzz(r, seconds, target='fuzz_decode', seed=seed_corpus,
@@ -989,47 +1035,71 @@ def main():
     ap.add_argument('--fuzz-trace-seconds', type=int, default=5)
     ap.add_argument('--seed-corpus')
     ap.add_argument('--seed-trace-corpus')
+# series: 33
     ap.add_argument('--fuzz-def-seconds', type=int, default=3)
     ap.add_argument('--seed-def-corpus')
+# series: end
+# series: 35
     ap.add_argument('--fuzz-prof-seconds', type=int, default=3)
     ap.add_argument('--seed-prof-corpus')
+# series: end
     args = ap.parse_args()
     r = Runner(os.path.abspath(args.build), args.results)
     try:
+# series: 35
         if args.seed_corpus or args.seed_trace_corpus or \
            args.seed_def_corpus or args.seed_prof_corpus:
+# series: end
+# series: 32
             if args.seed_corpus:
                 seed_corpus(r, args.seed_corpus)
             if args.seed_trace_corpus:
                 seed_trace_corpus(r, args.seed_trace_corpus)
+# series: end
+# series: 33
             if args.seed_def_corpus:
                 seed_def_corpus(r, args.seed_def_corpus)
+# series: end
+# series: 35
             if args.seed_prof_corpus:
                 seed_prof_corpus(r, args.seed_prof_corpus)
+# series: end
             return 0
         start = time.time()
         tests_dump(r)
         tests_errors(r)
+# series: 32
         tests_expand(r)
         tests_fold(r)
         tests_cli(r)
         tests_snapshot(r)
+# series: end
+# series: 33
         tests_plugin(r)
         tests_trace_cmd(r)
+# series: end
+# series: 35
         for module in test_modules():
             module.run(r, KALLSYMS)
+# series: end
         tests_large(r)
         if args.fuzz_seconds > 0:
             tests_fuzz(r, args.fuzz_seconds)
+# series: 32
         if args.fuzz_trace_seconds > 0:
             tests_fuzz(r, args.fuzz_trace_seconds, 'fuzz_trace',
                        seed_trace_corpus, 'fuzz_trace_parsers')
+# series: end
+# series: 33
         if args.fuzz_def_seconds > 0:
             tests_fuzz(r, args.fuzz_def_seconds, 'fuzz_def',
                        seed_def_corpus, 'fuzz_def_decoder')
+# series: end
+# series: 35
         if args.fuzz_prof_seconds > 0:
             tests_fuzz(r, args.fuzz_prof_seconds, 'fuzz_profargs',
                        seed_prof_corpus, 'fuzz_profile_args')
+# series: end
         print('%d passed, %d failed (%.1f s)' %
               (r.passed, r.failed, time.time() - start))
         return 1 if r.failed else 0
