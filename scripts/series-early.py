@@ -9,7 +9,9 @@ run between two comment lines of its own:
     ...                     ...
     # series: end           /* series: end */
 
-(# in Makefiles, scripts, Python and the tools' README; /* */ in C).
+(# in Makefiles, scripts and Python; /* */ in C, though the project's
+C files and documentation carry none: their early versions are wholly
+in series/NN-name.diff).
 Sections nest; "end" closes the innermost. The version of patch NN keeps
 the sections of patches up to NN and drops those of the patches after
 it; every version, the final one too, loses the marker lines, so that no

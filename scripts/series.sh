@@ -55,11 +55,15 @@
 # sections of patches up to NN and drops the later ones. From the patch
 # that names it by Early: until the one that claims it by Files:, the
 # file is made again by every patch whose number one of its markers
-# names. What an early version has that the final file lacks (a
-# sentence worded for fewer commands, a Makefile line that a later
-# patch rewrites) is in series/NN-name.diff, a unified diff from what
-# the markers give to what the patch adds, applied after them; a file
-# that it names is made again by that patch too. No patch carries the
+# names. Markers sit only in Makefiles and tests/run_tests.py; C,
+# headers, documentation and the other tests carry none, so that the
+# files people read are not cut up by them. What an early version
+# has that the markers do not give (a sentence worded for fewer
+# commands, a Makefile line that a later patch rewrites, and everything
+# that differs in a file without markers) is in series/NN-name.diff, a
+# unified diff (diff -U1, applied with patch -F0) from what the markers
+# give to what the patch adds, applied after them; a file that it
+# names is made again by that patch too. No patch carries the
 # markers: each overlay file is laid out without them. series-check
 # proves that each patch builds and that the last tree is the overlay.
 #

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* series: 32 */
 /*
  * The helpers the stackmap subcommands share: usage errors and error
  * reports, the options of the commands that read trace text, and opening
@@ -12,7 +11,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-/* series: end */
 
 void die_usage(const char *cmd)
 {
@@ -57,7 +55,6 @@ void warn_hidden_addrs(const char *name, const struct smap_header *hdr)
 			"stackmap: %s: addresses are hidden (flags bit 0 clear): read stack_map_bin with CAP_SYSLOG\n",
 			name);
 }
-/* series: 32 */
 
 static void parse_trace_opts(int argc, char **argv, const char *cmd,
 			     const char *help, struct trace_opts *o)
@@ -201,4 +198,3 @@ void warn_map_boot_marked(const char *map)
 		"stackmap: %s: not used for the stack ids of boot-marked buffers: a map does not say which boot it is from\n",
 		map);
 }
-/* series: end */

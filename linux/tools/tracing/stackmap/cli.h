@@ -15,7 +15,6 @@ int load_kallsyms(struct ksyms *ks, const char *path, struct ksyms **out);
 
 /* Say on stderr that the map @name was read without its addresses. */
 void warn_hidden_addrs(const char *name, const struct smap_header *hdr);
-/* series: 32 */
 /*
  * Index the map at @path (warning if its addresses are hidden): 0, or
  * the exit status with the error reported.
@@ -58,6 +57,5 @@ FILE *open_trace_scanned(const char *path, bool *boot_marked);
  * with boot markers: it does not say which boot it is from.
  */
 void warn_map_boot_marked(const char *map);
-/* series: end */
 
 #endif /* _STACKMAP_CLI_H */

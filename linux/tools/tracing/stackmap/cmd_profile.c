@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* series: 36 */
 /*
  * "profile": which stacks the events of a trace.dat come from, summed by
  * count and by the fields given as weights, in a time window; e.g. which
@@ -15,7 +14,6 @@
  * event with its stack and resolves an id with the definition in force
  * at the time of the id.
  */
-/* series: end */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -23,17 +21,14 @@
 #include <string.h>
 
 #include "commands.h"
-/* series: 36 */
 #include "outfile.h"
 #include "profile.h"
-/* series: end */
 
 #define PROF_DEFAULT_TOP	10UL
 
 static const char profile_help[] =
 	"Usage: stackmap profile [options] TRACE.DAT\n"
 	"\n"
-/* series: 36 */
 	"Which kernel stacks hold the memory at an instant, or at the peak\n"
 	"(--inuse T|peak: allocations not yet freed, slab objects and pages\n"
 	"apart); or the events of a window summed by stack, by count and by\n"
@@ -43,7 +38,6 @@ static const char profile_help[] =
 	"\"[unresolved stack_id 0x...]\", and is named on stderr. In a boot-mapped\n"
 	"buffer (kernel_stack_boot markers), an id resolves only with the\n"
 	"definitions of its own boot.\n"
-/* series: end */
 	"\n"
 	"  -e, --event SYS:NAME  count this event (repeatable); default: every\n"
 	"                        event followed by a stack that has every weight\n"
@@ -62,7 +56,6 @@ static const char profile_help[] =
 	"                        by count) as a table; the default, with N 10\n"
 	"  -f, --folded          one line per stack, \"root;...;leaf value\", the\n"
 	"                        value the first weight, else the count\n"
-/* series: 36 */
 	"  -o, --pprof FILE      write a gzipped pprof profile.proto to FILE (with\n"
 	"                        --inuse, a heap profile of one layer)\n"
 	"      --svg FILE        --inuse: draw the bytes the heaviest stacks of\n"
@@ -89,17 +82,14 @@ static const char profile_help[] =
 	"Times given as trace-cmd report prints them (six digits, rounded to the\n"
 	"microsecond) select the events it printed so. A window or instant that a\n"
 	"CPU's buffer lost part of is warned of on stderr, CPU by CPU.\n"
-/* series: end */
 	"\n"
 	"Bad usage or input (an unknown option or event, a field that an event\n"
 	"lacks, a malformed number, an empty window, a trace without stacks):\n"
 	"one line on stderr, exit status 2, and nothing written.\n";
 
 /* The options that take a time, in the order of profile's time_args. */
-/* series: 36 */
 static const char * const time_opts[] = {
 	"--from", "--to", "--last", "--at", "--inuse",
-/* series: end */
 };
 
 void prof_nomem(void)
@@ -158,7 +148,6 @@ static int parse_window(struct profile *p, bool in_seconds)
 			return bad("%s '%s': %s", time_opts[i], p->time_args[i],
 				   err.msg);
 	}
-/* series: 36 */
 	if (!in_seconds)
 		return 0;
 	/* The events trace-cmd report printed at those times, not --last. */
@@ -173,16 +162,13 @@ static int parse_window(struct profile *p, bool in_seconds)
 		if (slack && *val[i] <= UINT64_MAX - slack)
 			*val[i] += slack - 1;
 	}
-/* series: end */
 	return 0;
 }
 
 static void parse_profile_opts(int argc, char **argv, struct profile *p)
 {
-/* series: 36 */
 	enum { OPT_FROM = 256, OPT_TO, OPT_LAST, OPT_AT, OPT_SVG, OPT_INSTANCE,
 	       OPT_ALL_FRAMES, OPT_TEXT_DELTA, OPT_LAST_BOOT_INFO };
-/* series: end */
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -192,7 +178,6 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "at", required_argument, NULL, OPT_AT },
 		{ "top", required_argument, NULL, 'n' },
 		{ "folded", no_argument, NULL, 'f' },
-/* series: 36 */
 		{ "pprof", required_argument, NULL, 'o' },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "layer", required_argument, NULL, 'l' },
@@ -202,7 +187,6 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "text-delta", required_argument, NULL, OPT_TEXT_DELTA },
 		{ "last-boot-info", required_argument, NULL,
 		  OPT_LAST_BOOT_INFO },
-/* series: end */
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -212,10 +196,8 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 	p->top = PROF_DEFAULT_TOP;
 	p->layer = -1;
 	opterr = 0;
-/* series: 36 */
 	while ((c = getopt_long(argc, argv, ":e:w:n:fo:l:i:h", opts,
 				NULL)) != -1) {
-/* series: end */
 		switch (c) {
 		case 'e':
 			if (p->nr_events == PROF_MAX_EVENTS)
@@ -253,7 +235,6 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		case 'f':
 			set_output(p, PROF_FOLDED);
 			break;
-/* series: 36 */
 		case 'o':
 			if (!*optarg)
 				exit(bad("--pprof: empty file name"));
@@ -295,7 +276,6 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 			td_parse_delta(&p->td, "stackmap: profile",
 				       "--last-boot-info", optarg);
 			break;
-/* series: end */
 		case 'h':
 			fputs(profile_help, stdout);
 			exit(EXIT_SUCCESS);
@@ -311,14 +291,12 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 	p->td.path = argv[optind];
 	if (prof_window_check(&p->win, &err))
 		exit(bad("%s", err.msg));
-/* series: 36 */
 	if (p->inuse && (p->nr_events || p->nr_weights))
 		exit(bad("--inuse takes no --event or --weight: it counts objects and bytes"));
 	if (p->inuse && p->win.has_last)
 		exit(bad("--inuse replays from --from to --to: no --last"));
 	if (!p->inuse && (p->svg || p->instance))
 		exit(bad("%s needs --inuse", p->svg ? "--svg" : "--instance"));
-/* series: end */
 }
 
 /* A field that holds one number, up to 8 bytes. */
@@ -362,7 +340,6 @@ static void find_fields(struct profile *p, struct prof_type *t)
 		}
 		t->fields[i] = f;
 	}
-/* series: 36 */
 }
 
 /* The layer of an event's bytes, or -1. */
@@ -373,7 +350,6 @@ static int layer_of(enum prof_bytes bytes)
 	if (bytes == PROF_BYTES_PAGES)
 		return PROF_LAYER_PAGE;
 	return -1;
-/* series: end */
 }
 
 static struct prof_type *new_type(struct profile *p, struct tep_event *ev)
@@ -390,12 +366,10 @@ static struct prof_type *new_type(struct profile *p, struct tep_event *ev)
 	p->types[p->nr_types++] = t;
 	t->event = ev;
 	find_fields(p, t);
-/* series: 36 */
 	/* By default, every event but the stacks' own, of --layer if set. */
 	t->selected = !p->nr_events && !is_stack_event(ev) &&
 		      (p->layer < 0 || layer_of(t->bytes) == p->layer);
 	t->mem = prof_mem_kind(ev->system, ev->name);
-/* series: end */
 	return t;
 }
 
@@ -434,12 +408,10 @@ static int select_events(struct profile *p, struct tep_handle *tep)
 			prof_nomem();
 			return EXIT_FAILURE;
 		}
-/* series: 36 */
 		if (p->layer >= 0 && layer_of(t->bytes) != p->layer)
 			return bad("--event %s:%s is no allocation of the %s layer",
 				   ev->system, ev->name,
 				   prof_layer_name(p->layer));
-/* series: end */
 		t->selected = true;
 	}
 	/* By default, check_result() does once it knows the stacks. */
@@ -461,10 +433,8 @@ static int select_events(struct profile *p, struct tep_handle *tep)
 }
 
 /* Read a numeric field of @rec; false if the record ends before it. */
-/* series: 36 */
 bool prof_read_field(struct tep_format_field *f, struct tep_record *rec,
 		     int64_t *v)
-/* series: end */
 {
 	unsigned long long u;
 	int bits = f->size * 8;
@@ -514,10 +484,8 @@ static uint32_t read_full_stack(struct profile *p, struct tep_event *ev,
 	int64_t n, room;
 	uint32_t i;
 
-/* series: 36 */
 	if (!size || !prof_is_numeric(size) || !caller || caller->offset < 0 ||
 	    !prof_read_field(size, rec, &n) || n <= 0)
-/* series: end */
 		return 0;
 	ls = caller->elementsize;
 	if (ls != 4 && ls != 8)
@@ -536,10 +504,8 @@ static uint32_t read_full_stack(struct profile *p, struct tep_event *ev,
 static uint64_t hash_stack(const struct prof_stack *key)
 {
 	uint64_t h = 0xcbf29ce484222325ULL ^ key->unresolved ^
-/* series: 36 */
 		     (uint64_t)key->id << 1 ^ (uint64_t)key->malformed << 33 ^
 		     (uint64_t)key->none << 34;
-/* series: end */
 	uint32_t i;
 
 	for (i = 0; i < key->depth; i++) {
@@ -583,7 +549,6 @@ static int grow_stacks(struct profile *p)
 	return 0;
 }
 
-/* series: 36 */
 struct prof_stack *prof_intern(struct profile *p, struct prof_stack *key)
 {
 	struct prof_stack **slot, *st, **v;
@@ -611,7 +576,6 @@ struct prof_stack *prof_intern(struct profile *p, struct prof_stack *key)
 	return st;
 }
 
-/* series: end */
 /* Count the pending event with the stack @key (its frames, or an id). */
 static int add_sample(struct profile *p, struct prof_stack *key,
 		      const struct prof_pending *pend)
@@ -631,7 +595,6 @@ static int add_sample(struct profile *p, struct prof_stack *key,
 	return 0;
 }
 
-/* series: 36 */
 /*
  * The frames the tracepoint itself adds on top of the stack of the
  * code it traces: the event's trace_<event>() where the compiler kept
@@ -681,13 +644,11 @@ static void trim_stack(struct profile *p, struct tep_handle *tep,
 void prof_stack_key(struct profile *p, struct td_buffer *b,
 		    struct tep_event *ev, struct tep_record *rec,
 		    const char *event, struct prof_stack *key)
-/* series: end */
 {
 	const struct smap_stack *st;
 	struct smap_boot boot;
 	uint32_t id;
 
-/* series: 36 */
 	memset(key, 0, sizeof(*key));
 	key->addrs = p->addrs;
 	if (td_is_event(ev, STACKEVENT_FULL)) {
@@ -697,28 +658,22 @@ void prof_stack_key(struct profile *p, struct td_buffer *b,
 			    key->depth);
 		trim_stack(p, ev->tep, key, event);
 		return;
-/* series: end */
 	}
 	if (stackevent_read_id(ev, rec, &id)) {
-/* series: 36 */
 		key->malformed = true;
 		key->unresolved = true;
 	} else {
 		st = td_find_stack(b, rec, id, &boot);
 		if (st) {
 			key->depth = st->depth;
-/* series: end */
 			memcpy(p->addrs, st->addrs,
 			       st->depth * sizeof(st->addrs[0]));
 			trim_stack(p, ev->tep, key, event);
 		} else {
-/* series: 36 */
 			key->unresolved = true;
 			key->id = id;
-/* series: end */
 		}
 	}
-/* series: 36 */
 	if (key->unresolved && !p->nr_unresolved++)
 		p->first_unresolved = key->id;
 }
@@ -731,16 +686,13 @@ static int take_stack(struct profile *p, struct td_buffer *b,
 	struct prof_stack key;
 
 	prof_stack_key(p, b, ev, rec, t->event->name, &key);
-/* series: end */
 	return add_sample(p, &key, pend);
 }
 
-/* series: 36 */
 /*
  * An event that got no stack: counted if --event selected it (by
  * default, only events with stacks are).
  */
-/* series: end */
 static void drop_pending(struct profile *p, struct prof_pending *pend)
 {
 	if (pend->type && pend->fate == PROF_COUNTS && p->nr_events)
@@ -759,11 +711,9 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	t->carried_stack = true;
 	switch (pend->fate) {
 	case PROF_COUNTS:
-/* series: 36 */
 		t->counted = true;
 		if (take_stack(p, b, t, pend, ev, record)) {
 			prof_nomem();
-/* series: end */
 			return -1;
 		}
 		break;
@@ -780,7 +730,6 @@ static int pending_stack(struct profile *p, struct td_buffer *b,
 	return 0;
 }
 
-/* series: 36 */
 uint64_t prof_context(struct tep_handle *tep, struct tep_record *rec)
 {
 	const uint8_t *d = rec->data;
@@ -832,7 +781,6 @@ void prof_clear(struct profile *p, struct prof_cpu *c, prof_drop_fn drop)
 }
 
 /* Pass 2: pair each event with the stack that the kernel wrote for it. */
-/* series: end */
 static int profile_record(struct tracecmd_input *handle,
 			  struct tep_record *record, int cpu, void *data)
 {
@@ -842,29 +790,23 @@ static int profile_record(struct tracecmd_input *handle,
 	struct profile *p = data;
 	struct prof_pending *pend;
 	struct prof_type *t;
-/* series: 36 */
 	struct prof_cpu *c;
 	uint64_t ctx;
-/* series: end */
 
 	/* record->cpu: libtracecmd's @cpu may count all buffers' CPUs. */
 	if (record->cpu < 0 || record->cpu >= p->nr_cpus)
 		return 0;
-/* series: 36 */
 	c = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
 	if (record->missed_events)
 		prof_clear(p, c, drop_pending);
 	if (td_is_event(ev, STACKEVENT_DEF) || td_is_event(ev, STACKEVENT_USER))
 		return 0;
 	ctx = prof_context(tep, record);
-/* series: end */
 	if (td_is_event(ev, STACKEVENT_ID) ||
 	    td_is_event(ev, STACKEVENT_FULL)) {
 		p->nr_stack_events++;
-/* series: 36 */
 		pend = prof_take(p, c, ctx, drop_pending);
 		if (!pend || !pend->type)
-/* series: end */
 			return 0;
 		return pending_stack(p, b, pend, ev, record);
 	}
@@ -890,10 +832,8 @@ static int profile_record(struct tracecmd_input *handle,
 }
 
 /* "name+0xoff/0xsize" with @offset, else "name", as the plugin prints. */
-/* series: 36 */
 void prof_format_frame(char *buf, size_t len, struct tep_handle *tep,
 		       uint64_t ip, bool offset)
-/* series: end */
 {
 	unsigned long long start;
 	unsigned long size;
@@ -918,16 +858,13 @@ bool prof_frameless(const struct prof_stack *st, char *buf, size_t len)
 		snprintf(buf, len, "[malformed stack_id]");
 	else if (st->unresolved)
 		snprintf(buf, len, "[unresolved stack_id 0x%08x]", st->id);
-/* series: 36 */
 	else if (st->none)
 		snprintf(buf, len, "[no stack]");
-/* series: end */
 	else if (!st->depth)
 		snprintf(buf, len, "[empty stack]");
 	else
 		return false;
 	return true;
-/* series: 36 */
 }
 
 /* The buffers a window is read from: --inuse replays one. */
@@ -1047,7 +984,6 @@ static void window_edge(const struct profile *p, int i, uint64_t t,
 		snprintf(buf, len, "%s", p->time_args[i]);
 	else
 		prof_window_format(&p->win, buf, len, t);
-/* series: end */
 }
 
 /* The value a stack is ranked and folded by. */
@@ -1115,10 +1051,8 @@ static int print_top(struct profile *p, struct tep_handle *tep)
 		prof_nomem();
 		return EXIT_FAILURE;
 	}
-/* series: 36 */
 	window_edge(p, 0, p->from, from, sizeof(from));
 	window_edge(p, 1, p->to, to, sizeof(to));
-/* series: end */
 	prof_window_format(&p->win, len, sizeof(len), p->to - p->from);
 	printf("# %s: %s to %s (%s%s): %llu events, %zu stacks\n",
 	       p->td.path, from, to, len, p->win.raw ? "" : " s",
@@ -1230,7 +1164,6 @@ out:
 	for (i = 0; i < n; i++)
 		free(v[i].s);
 	free(v);
-/* series: 36 */
 	return ret;
 }
 
@@ -1355,7 +1288,6 @@ int prof_write_pprof(struct profile *p, struct tep_handle *tep)
 		ret = 0;
 out:
 	pprof_free(pp);
-/* series: end */
 	return ret;
 }
 
@@ -1377,7 +1309,6 @@ static int check_result(struct profile *p)
 			return bad("no event with a stack has the field %s",
 				   p->weights[w]);
 	}
-/* series: 36 */
 	for (w = 0; p->layer < 0 && w < p->nr_weights; w++) {
 		bool layers[2] = { false, false };
 
@@ -1394,7 +1325,6 @@ static int check_result(struct profile *p)
 	if (!p->nr_samples) {
 		window_edge(p, 0, p->from, from, sizeof(from));
 		window_edge(p, 1, p->to, to, sizeof(to));
-/* series: end */
 		return bad("empty window: no selected event with a stack from %s to %s",
 			   from, to);
 	}
@@ -1427,7 +1357,6 @@ static void report_leftovers(struct profile *p)
 
 static int output(struct profile *p, struct tep_handle *tep)
 {
-/* series: 36 */
 	if (p->output == PROF_PPROF)
 		return prof_write_pprof(p, tep);
 	if (prof_warn_losses(p, NULL, p->from, p->to)) {
@@ -1437,7 +1366,6 @@ static int output(struct profile *p, struct tep_handle *tep)
 	if (p->output == PROF_FOLDED)
 		return print_folded(p, tep);
 	return print_top(p, tep);
-/* series: end */
 }
 
 /* Pass 2, the checks and the output, with the trace open. */
@@ -1460,7 +1388,6 @@ static int profile(struct profile *p)
 		ret = bad("%s", err.msg);
 		goto out;
 	}
-/* series: 36 */
 	/* A window that starts before the trace starts where it does. */
 	if (p->from < p->td.first_ts && p->to >= p->td.first_ts)
 		p->from = p->td.first_ts;
@@ -1468,7 +1395,6 @@ static int profile(struct profile *p)
 		ret = prof_inuse(p, h);
 		goto out;
 	}
-/* series: end */
 	ret = select_events(p, tep);
 	if (ret)
 		goto out;
@@ -1518,10 +1444,8 @@ int cmd_profile(int argc, char **argv)
 	for (i = 0; i < p->cap; i++)
 		free(p->stacks[i]);
 	free(p->stacks);
-/* series: 36 */
 	free(p->by_idx);
 	mem_ops_free(&p->ops);
-/* series: end */
 	for (i = 0; i < (size_t)p->nr_types; i++)
 		free(p->types[i]);
 	free(p->types);

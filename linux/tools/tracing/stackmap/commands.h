@@ -6,18 +6,13 @@
 #ifndef _STACKMAP_COMMANDS_H
 #define _STACKMAP_COMMANDS_H
 
-/* series: 34 */
 #include <stdio.h>
 
 int cmd_dump(int argc, char **argv);
-/* series: end */
-/* series: 32 */
 int cmd_expand(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
-/* series: end */
-/* series: 34 */
 #ifdef HAVE_LIBTRACECMD
 int cmd_report(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
@@ -28,17 +23,12 @@ static inline int cmd_report(int argc, char **argv)
 	fputs("stackmap report: built without libtracecmd\n", stderr);
 	return 1;
 }
-/* series: end */
-/* series: 35 */
 
 static inline int cmd_profile(int argc, char **argv)
 {
 	fputs("stackmap profile: built without libtracecmd\n", stderr);
 	return 1;
 }
-/* series: end */
-/* series: 34 */
 #endif
 
 #endif /* _STACKMAP_COMMANDS_H */
-/* series: end */

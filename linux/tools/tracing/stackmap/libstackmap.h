@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* series: 33 */
 /*
  * libstackmap: the library that reads the ftrace stack_map_bin stream:
  * decoder, id index and symbolizer; and the kernel_stack_def records
@@ -17,7 +16,6 @@
  * struct smap_error with a one-line message that starts with the byte
  * offset of the bad field or item ("offset 48: ...") and returns -1.
  */
-/* series: end */
 #ifndef _LIBSTACKMAP_H
 #define _LIBSTACKMAP_H
 
@@ -200,7 +198,6 @@ void smap_format_frame(char *buf, size_t len, const struct ksyms *ks,
 		       uint64_t ip, enum smap_sym_style style,
 		       unsigned int flags);
 
-/* series: 33 */
 /*
  * kernel_stack_def: the definition of a stack id, which the kernel writes
  * into the ring buffer before the first kernel_stack_id entry that uses
@@ -424,4 +421,3 @@ void smap_relocate(uint64_t *addrs, uint32_t n, int64_t delta,
 		   uint32_t long_size);
 
 #endif /* _LIBSTACKMAP_H */
-/* series: end */

@@ -19,17 +19,13 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  dump      decode a stack_map_bin stream as text or JSON, or\n"
 	      "            check it and print its header\n"
-/* series: 32 */
 	      "  expand    replace the stack ids of a trace with their stacks\n"
 	      "  fold      folded stacks for flame graphs\n"
-/* series: end */
-/* series: 36 */
 	      "  profile   the memory each stack of a trace.dat holds at an\n"
 	      "            instant or at the peak (--inuse), or its events in a\n"
 	      "            window, by stack: table, folded, pprof or SVG\n"
 	      "  report    print a trace.dat with the stacks its definitions give\n"
 	      "  snapshot  save the map, kallsyms and trace of a live system\n"
-/* series: end */
 	      "\n"
 	      "Run \"stackmap COMMAND --help\" for the options of a command.\n",
 	      out);
@@ -42,13 +38,11 @@ int main(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
 		{ "dump", cmd_dump },
-/* series: 32 */
 		{ "expand", cmd_expand },
 		{ "fold", cmd_fold },
 		{ "profile", cmd_profile },
 		{ "report", cmd_report },
 		{ "snapshot", cmd_snapshot },
-/* series: end */
 	};
 	size_t i;
 	int ret;

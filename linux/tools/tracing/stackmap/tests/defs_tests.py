@@ -1,5 +1,4 @@
 # SPDX-License-Identifier: GPL-2.0
-# series: 34
 """Tests of the in-band stack definitions (ftrace:kernel_stack_def): the
 plugin, loaded by tests/test_plugin.c and by the real "trace-cmd
 report", and "stackmap report", on trace.dat files that mktracedat.py
@@ -8,7 +7,6 @@ writes. Every case asserts the exact output.
 run_tests.py calls run(); the cases need its Runner (r.run(), r.check(),
 r.write(), r.build, r.tmp).
 """
-# series: end
 import os
 import shutil
 import subprocess
@@ -68,7 +66,6 @@ def unresolved(rid, mark=''):
     return '<stack_id 0x%08x>%s' % (rid, mark)
 
 
-# series: 34
 # After an id without definition: the plugin has read the trace up to
 # it, stackmap report all of it (all of its buffer, with instances).
 NOT_YET = (' [no definition read yet: stackmap report FILE resolves '
@@ -98,7 +95,6 @@ class Trace:
     is its frames (a stack) or a string (the text printed); plugin= is
     the plugin's where it differs from stackmap report's.
     """
-# series: end
 
     def __init__(self, kallsyms, cpus=1, long_size=8, bo='<', buffers=(),
                  **kw):
@@ -119,10 +115,8 @@ class Trace:
 
     def add(self, us, cpu, buf, name, info, plugin=None):
         self.events.append((us, self.order[buf] * self.t.cpus + cpu,
-# series: 34
                             len(self.events), buf, cpu, name, info,
                             info if plugin is None else plugin))
-# series: end
 
     def kfree(self, us, ptr, cpu=0, buf=''):
         site = CALL_SITE[self.long_size]
@@ -134,10 +128,8 @@ class Trace:
         def text(e):
             return stack(self.frames(e)) if isinstance(e, list) else e
         self.t.stack_id(m.TS0 + us * 1000, rid, cpu, buf)
-# series: 34
         self.add(us, cpu, buf, 'kernel_stack_id', text(expect),
                  None if plugin is None else text(plugin))
-# series: end
 
     def stack_def(self, us, rid, frames, cpu=0, buf='', depth=None, cut=0):
         self.t.stack_def(m.TS0 + us * 1000, rid, self.frames(frames), cpu,
@@ -164,10 +156,8 @@ class Trace:
         for us, _, _, buf, cpu, name, info, pinfo in sorted(self.events):
             nth = seen.get((buf, cpu), 0)
             seen[(buf, cpu)] = nth + 1
-# series: 34
             if hide_defs and name == 'kernel_stack_def':
                 continue
-# series: end
             line = ''
             if len(self.order) > 1:
                 line = ('%*s: ' % (self.width, buf) if buf else
@@ -180,10 +170,8 @@ class Trace:
             else:
                 time = '%12d' % (m.TS0 + us * 1000)
             line += '%16s-%-5d [%03d]%s: %s: %s%s' % (
-# series: 34
                 'bash', 1234, cpu, time, name, ' ' * (20 - len(name)),
                 pinfo if plugin else info)
-# series: end
             out.append(line)
         return '\n'.join(out) + '\n'
 
@@ -213,12 +201,10 @@ def tests_test_plugin(r, tp, plugdir, env):
 
     def learns():
         # No map: an id before its definition is left, after it resolves.
-# series: 34
         out = run([item(X1), item(X1, [A0, TR, A1]), item(X1), item(X2)],
                   undefined=2)
         eq(out, '\n'.join([pending(X1), def_line(X1, 3),
                            stack([A0, TR, A1]), pending(X2)]) + '\n',
-# series: end
            'stdout')
     r.check('plugin_defs_learn_without_map', learns)
 
@@ -372,15 +358,12 @@ def tests_trace_cmd(r, env, kallsyms):
 
     def id_first():
         # CPU 1 stamps its entry of X1 before CPU 0 writes X1's
-# series: 34
         # definition: the plugin reads by time and cannot resolve it,
         # says so on the line, and counts it when trace-cmd unloads it.
         t = Trace(kallsyms, cpus=2)
         t.stack_id(1, X1, [A0, TR], cpu=1, plugin=pending(X1))
-# series: end
         t.stack_def(2, X1, [A0, TR])
         t.stack_id(3, X1, [A0, TR])
-# series: 34
         dat = t.write(os.path.join(r.tmp, 'idfirst.dat'))
         p = subprocess.run(['trace-cmd', 'report', '-i', dat],
                            capture_output=True, env=env)
@@ -654,7 +637,6 @@ def tests_report(r, env, kallsyms):
            (1, b'', b'stackmap report: built without libtracecmd\n'),
            'bare build')
     r.check('report_built_without_libtracecmd', bare)
-# series: end
 
 
 def run(r, kallsyms):

@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-# series: 35
 """Write small trace.dat files (trace-cmd file format v6, see
 trace-cmd.dat.v6(5)) holding kmem:kfree, ftrace:kernel_stack_id, ftrace:kernel_stack_def
 and ftrace:kernel_stack_boot events, so that the plugin and "stackmap report"
@@ -25,14 +24,12 @@ kernel_stack_id per ID, on one CPU, little-endian, 8-byte longs.
 
 Usage: mktracedat.py OUT.dat KALLSYMS ID...
 """
-# series: end
 import struct
 import sys
 
 PAGE = 4096
 STACK_ID_TYPE = 39
 STACK_DEF_TYPE = 40
-# series: 35
 STACK_BOOT_TYPE = 41
 # kernel_stack_boot's flags: the first marker of its depot on its CPU.
 BOOT_FIRST = 0x1
@@ -48,7 +45,6 @@ PAGE_FREE_BATCHED_TYPE = 407
 # The frames kernel_stack's format declares (FTRACE_STACK_ENTRIES); the
 # record holds "size" of them.
 STACK_ENTRIES = 8
-# series: end
 TS0 = 12345000000000
 # The kernel's trace clocks, as its trace_clock file lists them.
 CLOCKS = ('local', 'global', 'counter', 'uptime', 'perf', 'mono',
@@ -105,7 +101,6 @@ def def_format(fields=DEF_FIELDS):
             b"REC->depth\n")
 
 
-# series: 35
 def boot_format():
     """kernel_stack_boot, which boot-mapped instances write: the token of
     the depot (per boot) whose ids and definitions follow on its CPU."""
@@ -116,7 +111,6 @@ def boot_format():
             b"REC->flags\n")
 
 
-# series: end
 def kfree_format(long_size):
     return (b"name: kfree\nID: %d\nformat:\n" % KFREE_TYPE + COMMON +
             b"\n\tfield:unsigned long call_site;\toffset:8;\tsize:%d;"
@@ -125,7 +119,6 @@ def kfree_format(long_size):
             b"\nprint fmt: \"call_site=%%pS ptr=%%p\", "
             b"(void *)REC->call_site, REC->ptr\n" %
             (long_size, 8 + long_size, long_size))
-# series: 35
 
 
 def field(ctype, name, off, size, signed=0):
@@ -205,7 +198,6 @@ def stack_format(long_size):
             field('unsigned long', 'caller[%d]' % STACK_ENTRIES, off,
                   STACK_ENTRIES * long_size) +
             b"\nprint fmt: \"\\t=> %ps\\n\", (void *)REC->caller[0]\n")
-# series: end
 
 
 def header_page(long_size):
@@ -246,29 +238,23 @@ class TraceDat:
         self.buffers = {name: [[] for _ in range(cpus)]
                         for name in ('',) + tuple(buffers)}
         self.missed = set()
-# series: 35
         self.flags, self.preempt = 0, 1
         # The formats the events need beyond kfree's and the stack ids'.
         self.kmem_used = set()
         self.full_stacks = False
-# series: end
 
     def add(self, ts, payload, cpu=0, buf=''):
-# series: 35
         """Events of a CPU in buffer order. A time before the previous
         one starts a page, as the events of the next boot do in a
         persistent (boot-mapped) buffer, whose clock restarts."""
         self.buffers[buf][cpu].append((ts, payload))
-# series: end
 
     def common(self, etype, pid):
-# series: 35
         """The common fields; self.flags and self.preempt, the context
         of the events added next (0x08: a hard interrupt), as the kernel
         writes them from trace_ctx for an event and for its stack."""
         return struct.pack(self.bo + 'HBBi', etype, self.flags,
                            self.preempt, pid)
-# series: end
 
     def kfree(self, ts, ptr, cpu=0, buf='', pid=1234,
               call_site=0xffffffff81000205):
@@ -276,7 +262,6 @@ class TraceDat:
         self.add(ts, self.common(KFREE_TYPE, pid) +
                  struct.pack(self.bo + self.lfmt * 2, call_site, ptr),
                  cpu, buf)
-# series: 35
 
     def kmem_alloc(self, ts, name, bytes_alloc, cpu=0, buf='', pid=1234,
                    bytes_req=None, ptr=0xffff888004000000, node=0,
@@ -334,7 +319,6 @@ class TraceDat:
                 b''.join(struct.pack(self.bo + self.lfmt, f)
                          for f in frames))
         self.add(ts, body, cpu, buf)
-# series: end
 
     def stack_id(self, ts, rid, cpu=0, buf='', pid=1234):
         self.add(ts, self.common(STACK_ID_TYPE, pid) +
@@ -354,7 +338,6 @@ class TraceDat:
         for name, off in sorted(self.def_fields, key=lambda f: f[1]):
             body += b'\0' * (off - len(body)) + fields[name]
         self.add(ts, bytes(body[:len(body) - cut]), cpu, buf)
-# series: 35
 
     def stack_boot(self, ts, token, flags=BOOT_FIRST, cpu=0, buf='',
                    pid=1234, cut=0):
@@ -364,7 +347,6 @@ class TraceDat:
         body = self.common(STACK_BOOT_TYPE, pid) + struct.pack(
             self.bo + 'II', token, flags)
         self.add(ts, body[:len(body) - cut], cpu, buf)
-# series: end
 
     def lose_events(self, cpu=0, buf=''):
         """Flag the page of the next event of @cpu: events lost before
@@ -401,10 +383,8 @@ class TraceDat:
             pages.append(page + b'\0' * (PAGE - len(page)))
 
         for i, (ts, payload) in enumerate(self.buffers[buf][cpu]):
-# series: 35
             ev = (None if base is None or ts < last else
                   self.event(ts - last, payload))
-# series: end
             if ev is None or len(data) + len(ev) > room or \
                (buf, cpu, i) in self.missed:
                 if base is not None:
@@ -423,11 +403,9 @@ class TraceDat:
         ftrace = [stack_id_format(self.id_offset)]
         if self.def_fields:
             ftrace.append(def_format(self.def_fields))
-# series: 35
         ftrace.append(boot_format())
         if self.full_stacks:
             ftrace.append(stack_format(self.long_size))
-# series: end
         hp = header_page(self.long_size)
         hdr = (b'\x17\x08\x44tracing6\0' +
                struct.pack(bo + 'BBI', bo == '>', self.header_long_size,
@@ -436,7 +414,6 @@ class TraceDat:
                b'header_event\0' + struct.pack(bo + 'Q', len(HEADER_EVENT)) +
                HEADER_EVENT + struct.pack(bo + 'I', len(ftrace)) +
                b''.join(struct.pack(bo + 'Q', len(f)) + f for f in ftrace))
-# series: 35
         kmem = [kfree_format(self.long_size)]
         special = {'mm_page_alloc': page_alloc_format,
                    'kmem_cache_free': cache_free_format,
@@ -448,7 +425,6 @@ class TraceDat:
         hdr += (struct.pack(bo + 'I', 1) + b'kmem\0' +
                 struct.pack(bo + 'I', len(kmem)) +
                 b''.join(struct.pack(bo + 'Q', len(f)) + f for f in kmem))
-# series: end
         hdr += struct.pack(bo + 'I', len(self.kallsyms)) + self.kallsyms
         hdr += struct.pack(bo + 'I', 0)
         cmdlines = b''.join(b'%d %s\n' % (pid, comm.encode())

@@ -1,5 +1,4 @@
 # SPDX-License-Identifier: GPL-2.0
-# series: 36
 """Tests of "stackmap profile" on trace.dat files that mktracedat.py
 writes: kmem allocation events with known fields, each followed by a
 known stack (an id and its definition, an id without one, or a full
@@ -9,7 +8,6 @@ below, not by running the tool.
 run_tests.py calls run(); the cases need its Runner (r.check(), r.write(),
 r.bin, r.tmp).
 """
-# series: end
 import os
 import re
 import shutil
@@ -85,7 +83,6 @@ def kmem_trace(kallsyms, path, long_size=8, bo='<', to=None, clock=None):
     return path
 
 
-# series: 36
 def cpu_lines():
     """The table's lines of each CPU's span in kmem_trace(): CPU 0 from
     10 to 80 us, CPU 1 from 20 to 60."""
@@ -93,7 +90,6 @@ def cpu_lines():
             '# cpu1: 7 events from %s to %s s' % (us(20), us(60))]
 
 
-# series: end
 def table_row(rank, events, weights, share, stack, indent):
     """The lines of a row of the --top table, as widths of 4, 6 and
     the weights' own give them."""
@@ -123,7 +119,6 @@ def tests_profile(r, kallsyms):
         return p.stdout.decode(), p.stderr.decode()
 
     def top_bytes():
-# series: 36
         # Weighed by bytes, one allocator layer at a time: kmalloc and
         # kmem_cache_alloc (bytes_alloc) of the slab layer, total 256 +
         # 128 + 64 + 32; kfree, which has no stack, is not counted.
@@ -134,14 +129,12 @@ def tests_profile(r, kallsyms):
         ind = 4 + 2 + 6 + 2 + 5 + 2 + 8
         lines = ['# %s: %s to %s (0.000070000 s): 5 events, 4 stacks'
                  % (dat, us(10), us(80))] + cpu_lines() + [
-# series: end
                  'rank  events  bytes   share  stack']
         for rank, (_, events, b, stack) in enumerate(rows, 1):
             lines += table_row(rank, events, [(b, 5)], 100 * b / total,
                                stack, ind)
         eq(out, '\n'.join(lines) + '\n', 'stdout')
         eq(err, unres_msg, 'stderr')
-# series: 36
         # The page layer: mm_page_alloc, page size << order.
         out, err = run(['--weight', 'bytes', '--layer', 'page', dat])
         lines = ['# %s: %s to %s (0.000070000 s): 2 events, 2 stacks'
@@ -159,7 +152,6 @@ def tests_profile(r, kallsyms):
         eq((out, err), ('', 'stackmap: profile: --weight bytes would add '
                         'slab objects to the pages they are carved from: '
                         'choose --layer slab or --layer page\n'), 'mixed')
-# series: end
     r.check('profile_top_bytes', top_bytes)
 
     def top_events():
@@ -185,10 +177,8 @@ def tests_profile(r, kallsyms):
         out, err = run(['-e', 'kmem:kmalloc', '-e', 'kmem:kmem_cache_alloc',
                         '-w', 'bytes_alloc', '-w', 'bytes_req', dat])
         lines = out.splitlines()
-# series: 36
         eq(lines[1:3], cpu_lines(), 'spans')
         eq(lines[3], 'rank  events  bytes_alloc  bytes_req   share  stack',
-# series: end
            'header')
         rows = [line.split() for line in lines[2:] if re.match(r' *\d', line)]
         eq([x[:5] for x in rows],
@@ -233,14 +223,12 @@ def tests_profile(r, kallsyms):
     def fold():
         out, err = run(['--folded', '-w', 'bytes', '--layer', 'slab', dat])
         eq(out, ''.join('%s %d\n' % kv for kv in sorted([
-# series: 36
             (UNRES, 32), (folded(S3), 128), (folded(S4), 64),
             (folded(S1), 256)])), 'stdout')
         eq(err, unres_msg, 'stderr')
         out, err = run(['--folded', '-w', 'bytes', '--layer', 'page', dat])
         eq(out, ''.join('%s %d\n' % kv for kv in sorted([
             (folded(S2), 16384), (folded(S3), 4096)])), 'page layer')
-# series: end
         # Without a weight, the counts.
         out, _ = run(['--folded', dat])
         eq(out, ''.join('%s %d\n' % kv for kv in sorted([
@@ -311,18 +299,15 @@ def tests_profile(r, kallsyms):
                               ls, bo, to)
             out, _ = run(['--folded', '-w', 'bytes', '-l', 'slab', path])
             eq(out, ''.join('%s %d\n' % kv for kv in sorted([
-# series: 36
                 (UNRES, 32), (folded(S3), 128), (folded(S4), 64),
                 (folded(S1), 256)])), name)
             out, _ = run(['--folded', '-w', 'bytes', '-l', 'page', path])
             eq(out, ''.join('%s %d\n' % kv for kv in sorted([
                 (folded(S2), 16384), (folded(S3), 4096)])), name + ' page')
-# series: end
     r.check('profile_folded_other_kernels', other_kernels)
 
     tests_pprof(r, run, dat)
     tests_bad(r, run, dat, kallsyms)
-# series: 36
 
 
 def go_pprof(r, args):
@@ -411,7 +396,6 @@ def tests_pprof(r, run, dat):
         out = go_pprof(r, ['-top', '-sample_index=events', path])
         assert 'Total samples = 2 ' in out, out
     r.check('profile_pprof_top', top)
-# series: end
 
 
 def tests_bad(r, run, dat, kallsyms):
@@ -471,7 +455,6 @@ def tests_bad(r, run, dat, kallsyms):
     ]
     for name, args, msg in cases:
         def bad(args=args, msg=msg):
-# series: 36
             out = os.path.join(r.tmp, 'bad.pb.gz')
             if os.path.exists(out):
                 os.unlink(out)
@@ -497,7 +480,6 @@ def tests_bad(r, run, dat, kallsyms):
         with open(out, 'rb') as f:
             eq(f.read(2), b'\x1f\x8b', 'replaced')
     r.check('profile_pprof_replaces_whole_or_nothing', keeps_old)
-# series: end
 
     def usage():
         out, _ = run(['--help'])
