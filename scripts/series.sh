@@ -55,9 +55,10 @@
 # sections of patches up to NN and drops the later ones. From the patch
 # that names it by Early: until the one that claims it by Files:, the
 # file is made again by every patch whose number one of its markers
-# names. Markers sit only in Makefiles and tests/run_tests.py; C,
-# headers, documentation and the other tests carry none, so that the
-# files people read are not cut up by them. What an early version
+# names. Markers sit only in Makefiles and tests/run_tests.py, around
+# whole rules, definitions, functions or statements; C, headers,
+# documentation and the other tests carry none, so that the files
+# people read are not cut up by them. What an early version
 # has that the markers do not give (a sentence worded for fewer
 # commands, a Makefile line that a later patch rewrites, and everything
 # that differs in a file without markers) is in series/NN-name.diff, a

@@ -440,11 +440,9 @@ def tests_errors(r):
                 for args in (['dump', path], ['dump', '--json', path],
                              ['dump', '--json', '-'],
                              ['dump', '--header', path],
-# series: 32
                              ['dump', '--header', '-'],
                              ['expand', '--map', path, '/dev/null'],
                              ['fold', '--map', path]):
-# series: end
                     p = r.run(args, stdin=data)
                     eq(p.returncode, 1, '%s: exit' % args[:2])
                     err = p.stderr.decode()
@@ -453,10 +451,8 @@ def tests_errors(r):
                     assert m, 'no offset in %r' % err
                     eq(int(m.group(1)), off, 'offset in %r' % err)
                     assert words in err, '%r not in %r' % (words, err)
-# series: 32
                     if args[1] in ('--json', '--header') or \
                        args[0] != 'dump':
-# series: end
                         eq(p.stdout, b'', '%s: stdout' % args)
             r.check('strict_%s_%s' % (name, order), check)
 # series: 32
@@ -746,14 +742,12 @@ def tests_large(r):
     def bounded():
         assert size >= 100 << 20, size
         # The text dump streams; JSON from a pipe is spooled and read
-# series: 32
         # twice; expand indexes the ids. None may hold the map in memory.
         limits = {'dump': 16 << 10, 'json_pipe': 16 << 10,
                   'expand': 24 << 10}
         rss = {'dump': max_rss_kb([r.bin, 'dump', path]),
                'expand': max_rss_kb([r.bin, 'expand', '-m', path,
                                      '/dev/null'])}
-# series: end
         cat = subprocess.Popen(['cat', path], stdout=subprocess.PIPE)
         rss['json_pipe'] = max_rss_kb([r.bin, 'dump', '--json', '-'],
                                       stdin=cat.stdout)
@@ -769,7 +763,6 @@ def tests_large(r):
 
 
 # series: end
-# series: 33
 # plugin -------------------------------------------------------------------------
 
 def tests_plugin(r):
@@ -794,12 +787,8 @@ def tests_plugin(r):
                            [ids[k] for k in ('r1', 'r2', 'stale', 'unknown')],
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit: %r' % p.stderr)
-# series: end
-# series: 35
         # Stale and unknown ids had no definition either.
         eq(p.stderr.decode(), defs_tests.summary(2), 'stderr')
-# series: end
-# series: 33
         return p.stdout.decode()
 
     # A map of 2^14 slots: a plugin that split ids at bit 20 would find
@@ -818,8 +807,6 @@ def tests_plugin(r):
         run([], dict(env, STACKMAP_MAP=path)), resolved(SPLIT14.ids()),
         'stdout'))
     ids = [SPLIT14.ids()[k] for k in ('r1', 'r2', 'stale', 'unknown')]
-# series: end
-# series: 35
     # Without a map, an id the plugin has no definition of says so:
     # unlike an id printed without the plugin.
     not_yet = ''.join('<stack_id %s>%s\n' % (i, defs_tests.NOT_YET)
@@ -830,23 +817,17 @@ def tests_plugin(r):
         eq((p.returncode, p.stdout.decode(), p.stderr.decode()),
            (0, not_yet, defs_tests.summary(4)), 'exit, stdout, stderr')
     r.check('plugin_no_map', no_map)
-# series: end
-# series: 33
     bad = r.write('bad.map', b'FSMB')
 
     def bad_map():
         p = subprocess.run([tp, plugdir, '-O', 'stackmap:map=' + bad] + ids,
                            capture_output=True, env=env)
         eq(p.returncode, 0, 'exit')
-# series: end
-# series: 35
         eq(p.stdout.decode(), not_yet, 'stdout')
         err = p.stderr.decode().splitlines(True)
         eq(len(err), 2, 'stderr lines: %r' % err)
         assert 'printing stack ids unresolved' in err[0], err
         eq(err[1], defs_tests.summary(4), 'summary')
-# series: end
-# series: 33
     r.check('plugin_bad_map_falls_back', bad_map)
 
 
@@ -890,8 +871,6 @@ def tests_trace_cmd(r):
     r.check('trace_cmd_report_env_map', env_map)
 
     def no_map():
-# series: end
-# series: 35
         # The mark on each line, the count on stderr once trace-cmd
         # unloads the plugin.
         p = subprocess.run(['trace-cmd', 'report', '-i', dat],
@@ -916,8 +895,6 @@ def tests_trace_cmd(r):
         assert ('<stack_id %s> [stale]%s\n' % (ids[2], defs_tests.NOT_YET)
                 in out), out
     r.check('trace_cmd_report_marks_through_expand', marks_expand)
-# series: end
-# series: 33
 
     def same_as_expand():
         # Plain report piped through expand gives the plugin's output.
@@ -929,7 +906,6 @@ def tests_trace_cmd(r):
     r.check('trace_cmd_report_matches_expand', same_as_expand)
 
 
-# series: end
 # fuzz -------------------------------------------------------------------------
 
 def seed_corpus(r, corpus):
@@ -983,11 +959,8 @@ def seed_def_corpus(r, corpus):
 
 
 # series: end
-# series: 32
 def seed_trace_corpus(r, corpus):
     os.makedirs(corpus, exist_ok=True)
-# series: end
-# series: 35
     marks = ''.join('<stack_id 0x00004001>%s\n' % m for m in (
         defs_tests.NOT_YET, defs_tests.UNDEFINED, defs_tests.UNDEFINED_BUF))
     for n, data in enumerate([TRACE, EXPAND_RAW, FOLD_TRACE, marks]):
@@ -1008,7 +981,6 @@ def seed_prof_corpus(r, corpus):
     for i, data in enumerate(seeds):
         with open(os.path.join(corpus, 'seed%d' % i), 'wb') as f:
             f.write(data)
-# series: end
 
 
 def tests_fuzz(r, seconds, target='fuzz_decode', seed=seed_corpus,
@@ -1046,24 +1018,16 @@ def main():
     args = ap.parse_args()
     r = Runner(os.path.abspath(args.build), args.results)
     try:
-# series: 35
         if args.seed_corpus or args.seed_trace_corpus or \
            args.seed_def_corpus or args.seed_prof_corpus:
-# series: end
-# series: 32
             if args.seed_corpus:
                 seed_corpus(r, args.seed_corpus)
             if args.seed_trace_corpus:
                 seed_trace_corpus(r, args.seed_trace_corpus)
-# series: end
-# series: 33
             if args.seed_def_corpus:
                 seed_def_corpus(r, args.seed_def_corpus)
-# series: end
-# series: 35
             if args.seed_prof_corpus:
                 seed_prof_corpus(r, args.seed_prof_corpus)
-# series: end
             return 0
         start = time.time()
         tests_dump(r)
