@@ -80,41 +80,7 @@ static inline void sdlf_synchronize(void)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* Replaced by the KUnit suite through kunit_activate_static_stub(). */
-bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
-u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
-/* Let the KUnit suite reach the wrap of the id space, and shrink it. */
-u64 sdlf_ids_set_next(u64 next);
-u64 sdlf_ids_set_space(u64 space);
-/* Let the KUnit suite wait for growth, and hold it back. */
-void sdlf_grow_flush(struct stackdepot_lf *depot);
-void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
-
-/**
- * stackdepot_lf_id_gen() - generation tag of an id
- * @depot: the depot the id was issued by
- * @id: the id
- *
- * For the tests, which check every id's generation; no user needs it.
- *
- * Context: Any context.
- * Return: the tag, the bits of @id above the depot's table index; 0 for
- * values that are nobody's id, or if @depot is NULL.
- */
-u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
-
-/**
- * stackdepot_lf_mem_size() - bytes stackdepot_lf_create() would allocate
- * @params: capacity, as for stackdepot_lf_create()
- *
- * For the tests, which hold the depot's accounting to it; a user reads
- * what a depot took from &stackdepot_lf_stats.mem_allocated.
- *
- * Context: Any context.
- * Return: the number of bytes the depot takes when created, before any
- * growth, or 0 if @params is out of range.
- */
-size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
+#include "stackdepot_lf_test.h"
 #endif
 
 #endif /* _LIB_STACKDEPOT_LF_INTERNAL_H */

@@ -366,14 +366,8 @@ extern void *sdlf_stub_real, *sdlf_stub_repl;
 } while (0)
 void sdlf_stub_activate(void *real_fn, void *replacement);
 void sdlf_stub_deactivate(void);
-bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
-u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
-u64 sdlf_ids_set_next(u64 next);
-u64 sdlf_ids_set_space(u64 space);
-void sdlf_grow_flush(struct stackdepot_lf *depot);
-void sdlf_grow_pause(struct stackdepot_lf *depot, bool pause);
-u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
-size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
+/* The library's test-only functions, as the kernel's tests see them. */
+#include "../../../lib/stackdepot_lf/stackdepot_lf_test.h"
 #define IS_ENABLED(option)	1	/* only CONFIG_KUNIT is asked */
 #define in_nmi()		0
 
