@@ -16,12 +16,10 @@
 # With --check, for make vmtest: the peak that vm/guest/vmtest.sh made in
 # a buffer it does not fill, checked against its ground truth, one
 # "PASS|FAIL NAME" line per check: the peak found in the trace lies
-# while the pipes are open, and pipe_write()'s stacks hold exactly one
-# page per pipe there (so it follows the last pipe's page, which the
-# kernel allocates before the workload reads its clock after the last
-# write: the workload's own "peak" time may come after the trace's),
-# and none once the pipes are closed; go tool pprof reads the same from
-# the heap profile; the picture is written.
+# while the pipes are open (before the first close), pipe_write()'s
+# stacks hold exactly one page per pipe at the first close, where every
+# pipe holds its page, and none once the pipes are closed; go tool pprof
+# reads the same from the heap profile; the picture is written.
 #
 # Usage: vm/peak-report.py ON_DIR OFF_DIR OUTDIR
 #        vm/peak-report.py --check DIR
@@ -46,8 +44,12 @@ def tool():
 
 
 def read_peak(d):
+    """The times peak printed; "close", the first close, is "end" in the
+    files of a helper that did not print it."""
     with open(os.path.join(d, "peak.txt")) as f:
-        return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", f.read())}
+        p = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", f.read())}
+    p.setdefault("close", p.get("end"))
+    return p
 
 
 def secs(ns):
@@ -98,9 +100,9 @@ def report(label, d, out=None):
     held, _, _ = known_bytes(d, "peak")
     t = peak_time(res.stdout)
     where = ("while the pipes were open"
-             if t is not None and p["start"] <= t <= p["end"] else
+             if t is not None and p["start"] <= t <= p["close"] else
              "NOT while the pipes were open (%s to %s s)" % (
-                 secs(p["start"]), secs(p["end"])))
+                 secs(p["start"]), secs(p["close"])))
     print(f"  The peak found in the trace is {where}; {KNOWN}() holds "
           f"{held // PAGE} of the {p['pipes']} pages its pipes hold.")
     after, cmd, res = known_bytes(d, secs(p["end"]))
@@ -143,16 +145,25 @@ def check(d):
             print("  " + why.strip().replace("\n", "\n  "))
 
     # The boot's own KUnit suites make instances with buffers larger
-    # than the peak: the peak is looked for in the workload's window.
-    win = ("--from", secs(p["start"]), "--to", secs(p["end"]))
+    # than the peak: the peak is looked for in the workload's window,
+    # while every pipe is open. (Up to the last close, other allocations
+    # while the pipes close could make a higher total after the first.)
+    win = ("--from", secs(p["start"]), "--to", secs(p["close"]))
     cmd, res = profile(d, "--inuse", "peak", *win)
     t = peak_time(res.stdout)
     result(res.returncode == 0 and t is not None and
-           p["start"] <= t <= p["end"], "peak-found-in-trace",
+           p["start"] <= t <= p["close"], "peak-found-in-trace",
            " ".join(cmd) + "\n" + res.stdout + res.stderr +
            "\nwant a peak from %s to %s" % (secs(p["start"]),
-                                            secs(p["end"])))
-    held, cmd, res = known_bytes(d, "peak", *win)
+                                            secs(p["close"])))
+    # What the pipes hold is ground truth where every one holds its
+    # page, at the first close, replayed from the window's start. The
+    # peak of the window may lie before the last page was written, where
+    # the rest of the system held more than it freed meanwhile (i386's
+    # 2,000 pages are a share of the total that other work outweighed by
+    # a few hundred once): peak-found-in-trace checks that one.
+    held_win = ("--from", secs(p["start"]))
+    held, cmd, res = known_bytes(d, secs(p["close"]), *held_win)
     result(res.returncode == 0 and held == p["pipes"] * PAGE,
            KNOWN + "-holds-one-page-per-pipe",
            " ".join(cmd) + "\n%s\nwant %d bytes, got %d" % (
@@ -167,8 +178,8 @@ def check(d):
     result([x[0] for x in layers] == ["page", "slab"], "layers-apart",
            repr(layers))
     pb = os.path.join(d, "peak.pb.gz")
-    _, res = profile(d, "--inuse", "peak", *win, "--layer", "page",
-                     "--pprof", pb)
+    _, res = profile(d, "--inuse", secs(p["close"]), *held_win,
+                     "--layer", "page", "--pprof", pb)
     go = shutil.which("go")
     raw = subprocess.run([go or "go", "tool", "pprof", "-raw", pb],
                          capture_output=True, text=True) \

@@ -268,8 +268,9 @@ tracecmd_results stalled "$tc/stalled.check" lost-events two-pass-resolve \
 
 # make run's memory peak, made in the boot traced from the command line
 # (vm/guest/peak-run.sh) into buffers it does not fill, and found here in
-# the trace alone: at the peak, pipe_write()'s stacks hold one page per
-# pipe, and none once the pipes are closed (vm/peak-report.py --check):
+# the trace alone: the peak lies while the pipes are open, where
+# pipe_write()'s stacks hold one page per pipe, and none once the pipes
+# are closed (vm/peak-report.py --check):
 # results $step:peak:CHECK.
 pk=$out/peak
 rm -rf "$pk"

@@ -9,9 +9,10 @@
  *	to trace_marker at the peak, holds the pipes HOLD_MS milliseconds,
  *	then closes them all.
  *
- * Prints "start=<ns> peak=<ns> end=<ns> pipes=<N>", CLOCK_MONOTONIC
- * times of the first pipe, of the last page written and of the last
- * close: the times of a trace taken with trace_clock=mono.
+ * Prints "start=<ns> peak=<ns> close=<ns> end=<ns> pipes=<N>",
+ * CLOCK_MONOTONIC times of the first pipe, of the last page written, of
+ * the first close and of the last: the times of a trace taken with
+ * trace_clock=mono.
  * Exit status: 0 on success, 1 if a system call failed, 2 on bad usage.
  */
 #include <errno.h>
@@ -53,7 +54,7 @@ static void mark(unsigned long n)
 
 int main(int argc, char **argv)
 {
-	unsigned long long start, peak, end;
+	unsigned long long start, peak, closing, end;
 	static char page[4096];
 	unsigned long n, i, hold;
 	struct rlimit rl;
@@ -85,10 +86,12 @@ int main(int argc, char **argv)
 	peak = now_ns();
 	mark(n);
 	usleep(hold * 1000);
+	closing = now_ns();
 	for (i = 0; i < 2 * n; i++)
 		close(fds[i]);
 	end = now_ns();
-	printf("start=%llu peak=%llu end=%llu pipes=%lu\n", start, peak, end, n);
+	printf("start=%llu peak=%llu close=%llu end=%llu pipes=%lu\n", start,
+	       peak, closing, end, n);
 	return 0;
 usage:
 	fprintf(stderr, "usage: peak N HOLD_MS\n");
