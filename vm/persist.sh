@@ -63,12 +63,16 @@ mkdir -p "$out"
 # to other stacks, which a reader must not mix up.
 events1=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:mm_page_alloc
 events2=kmem:kfree,kmem:kmem_cache_free,kmem:kmalloc
+# The emit variant's reserve is twice as big: the next boot's own emit
+# and events must not reach the last boot's, at the end of its buffer.
+size=4M
+[ "$emit" = 1 ] && size=8M
 case "$vm_arch" in
 arm64)
-	region=(reserve_mem=4M:4096:pbmem trace_instance=pb^stacktrace^stackmap@pbmem)
+	region=(reserve_mem=$size:4096:pbmem trace_instance=pb^stacktrace^stackmap@pbmem)
 	;;
 *)
-	region=('memmap=4M$0x10000000' trace_instance=pb^stacktrace^stackmap@0x10000000:4M)
+	region=("memmap=$size\$0x10000000" "trace_instance=pb^stacktrace^stackmap@0x10000000:$size")
 	;;
 esac
 mem=$out/memory
@@ -144,10 +148,14 @@ if [ -s "$out/1/stack_map" ] && [ -s "$d/pb.dat" ]; then
 	# boot's depot while the buffer may hold the last boot's.
 	markers=$(cat "$d/trace.markers" 2>/dev/null || echo 0)
 	unexpanded=$(cat "$d/expand.unexpanded" 2>/dev/null || echo 0)
-	expanded=$(cat "$d/expand.expanded" 2>/dev/null || echo -)
+	expanded=-
+	if [ -s "$d/expand.expanded" ] && [ -s "$d/trace.full" ]; then
+		expanded=$(($(cat "$d/expand.expanded") - $(cat "$d/trace.full")))
+	fi
 	echo "# kernel-text: the trace file: $markers markers; with" \
 		"stackmap-expand, $unexpanded ids said unexpanded, $expanded" \
-		"stacks expanded" >> "$out/check.txt"
+		"stacks expanded (besides $(cat "$d/trace.full" 2>/dev/null)" \
+		"full stacks)" >> "$out/check.txt"
 	# The emit variant empties CPU 1's buffer: CPU 0's still holds the
 	# last boot's ids.
 	kept=yes
@@ -166,10 +174,14 @@ else
 	record FAIL "$step:$name:files-received"
 	: > "$out/check.txt"
 fi
+# With emit, the last boot's definitions come after its ids: the
+# plugin, which reads once, resolves too few of them to compare.
+plugin_last=plugin-last-equals-stack_map
+[ "$emit" = 1 ] && plugin_last=
 check "$out/check.txt" report-boots-apart \
 	report-last-ids-resolve report-last-equals-stack_map \
 	report-this-ids-resolve report-this-equals-stack_map \
-	plugin-last-equals-stack_map plugin-this-equals-stack_map kernel-text
+	$plugin_last plugin-this-equals-stack_map kernel-text
 for boot in 1 2; do
 	if "$root/vm/console-check.sh" "$out/boot$boot/console.log"; then
 		record PASS "$step:$name:boot$boot-console-clean"

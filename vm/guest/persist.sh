@@ -110,6 +110,9 @@ case "$boot" in
 	cat $I/trace > /tmp/trace.txt
 	head -n 200 /tmp/trace.txt > $out/trace.head
 	grep -c '<stack_boot 0x' /tmp/trace.txt > $out/trace.markers
+	# Full stacks (the events that got no id) print so with or without
+	# stackmap-expand: only more of them with it are expansions.
+	grep -c '<stack trace>' /tmp/trace.txt > $out/trace.full
 	echo 1 > $I/options/stackmap-expand
 	cat $I/trace > /tmp/trace.txt
 	echo 0 > $I/options/stackmap-expand
