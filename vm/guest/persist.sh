@@ -119,15 +119,10 @@ case "$boot" in
 	grep -c 'not expanded' /tmp/trace.txt > $out/expand.unexpanded
 	grep -c '<stack trace>' /tmp/trace.txt > $out/expand.expanded
 	rm /tmp/trace.txt
-	# In the emit variant: one CPU's buffer emptied (opened with
-	# O_TRUNC) leaves the last boot's ids on the others, which must
-	# stay unexpanded. (The other variant reads every CPU's.)
-	if [ "$emit" = 1 ]; then
-		: > $I/per_cpu/cpu1/trace
-		grep '^last_boot:' $I/stack_map_stat > $out/last_boot.cpu1_reset
-	fi
+
 	trace-cmd extract -B pb -o $out/pb.dat > $out/extract.log 2>&1 ||
 		log "trace-cmd extract failed: $(tail -1 $out/extract.log)"
+
 	;;
 esac
 log "sending $(ls $out | wc -l) files"
