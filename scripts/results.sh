@@ -5,7 +5,16 @@
 # "SKIP name" line per counted test.
 #
 #   results.sh reset              start a new run
-#   results.sh record STATUS NAME append one result
+#   results.sh record STATUS NAME [WHY]
+#                                 append one result; a FAIL's WHY goes
+#                                 below it as "# NAME: WHY", which
+#                                 scripts/summary.sh prints
+#   results.sh checks FILE PREFIX CHECK...
+#                                 record PREFIXCHECK for each CHECK of a
+#                                 checker's output FILE ("PASS CHECK" or
+#                                 "FAIL CHECK" lines, each after a
+#                                 "# CHECK: why" line); FAIL for a CHECK
+#                                 it does not name
 #   results.sh time NAME SECONDS [CPU]
 #                                 note how long a step took, and the
 #                                 CPU seconds it used, when known
@@ -35,15 +44,34 @@ time)
 	fi
 	;;
 record)
-	[ $# -eq 3 ] || { echo "usage: $0 record STATUS NAME" >&2; exit 2; }
+	[ $# -eq 3 ] || [ $# -eq 4 ] ||
+		{ echo "usage: $0 record STATUS NAME [WHY]" >&2; exit 2; }
 	case "$2" in
 	PASS|FAIL|SKIP) ;;
 	*) echo "$0: bad status $2" >&2; exit 2 ;;
 	esac
-	echo "$2 $3" >> "$results"
+	{
+		echo "$2 $3"
+		if [ "$2" = FAIL ] && [ -n "${4:-}" ]; then
+			printf '# %s: %s\n' "$3" "$4"
+		fi
+	} >> "$results"
+	;;
+checks)
+	[ $# -ge 3 ] ||
+		{ echo "usage: $0 checks FILE PREFIX CHECK..." >&2; exit 2; }
+	file=$2 prefix=$3
+	shift 3
+	for check in "$@"; do
+		status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$file" 2>/dev/null |
+			head -1)
+		why=$(sed -n "s/^# $check: //p" "$file" 2>/dev/null | head -1)
+		[ -n "$status" ] || why="not in $file${why:+; $why}"
+		"$0" record "${status:-FAIL}" "$prefix$check" "$why"
+	done
 	;;
 *)
-	echo "usage: $0 reset | record STATUS NAME | time NAME SECONDS" >&2
+	echo "usage: $0 reset | record STATUS NAME [WHY] | checks FILE PREFIX CHECK... | time NAME SECONDS" >&2
 	exit 2
 	;;
 esac

@@ -22,7 +22,11 @@ if [ -s "$out/times.txt" ]; then
 fi
 if [ "$failed" -gt 0 ]; then
 	echo "Failures (logs in $out/):"
-	grep '^FAIL ' "$results" | sed 's/^FAIL /  /'
+	# Each failure, and why when its step said (scripts/results.sh).
+	awk '/^FAIL / { print "  " substr($0, 6) }
+	     /^# / { sub(/^# [^ ]*: /, "")
+		     if (length($0) > 300) $0 = substr($0, 1, 297) "..."
+		     print "    " $0 }' "$results"
 fi
 [ "$skipped" -eq 0 ] || echo "$skipped skipped"
 if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then

@@ -112,12 +112,9 @@ done
 rm -f "$mem"
 
 check() { # FILE CHECK...: record each CHECK's result in FILE
-	local file=$1 c status
+	local file=$1
 	shift
-	for c in "$@"; do
-		status=$(sed -n "s/^\(PASS\|FAIL\) $c\$/\1/p" "$file" | head -1)
-		record "${status:-FAIL}" "$step:$name:$c"
-	done
+	"$root/scripts/results.sh" checks "$file" "$step:$name:" "$@"
 	sed "s/^/  $name: /" "$file"
 }
 

@@ -168,13 +168,10 @@ tracecmd_receive() {
 # $step:tracecmd:TEST-CHECK, FAIL for any it did not print, and show
 # why they failed.
 tracecmd_results() { # TEST FILE CHECKS...
-	local test=$1 file=$2 check status
+	local test=$1 file=$2
 	shift 2
 
-	for check in "$@"; do
-		status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$file" | head -1)
-		record "${status:-FAIL}" "$step:tracecmd:$test-$check"
-	done
+	"$root/scripts/results.sh" checks "$file" "$step:tracecmd:$test-" "$@"
 	sed "s/^/  $test: /" "$file"
 }
 # "trace-cmd report" of TEST.dat: TEST.raw.txt without any plugin (the
@@ -278,12 +275,10 @@ mkdir -p "$pk"
 sed -n '/^PEAK-BEGIN$/,/^PEAK-END$/p' "$out/ktap.txt" | sed '1d;$d' |
 	base64 -d 2>/dev/null | tar -xzf - -C "$pk" 2>/dev/null
 STACKMAP_TOOLS=$plugins "$root/vm/peak-report.py" --check "$pk" > "$pk/check.txt" 2>&1
-for check in received peak-found-in-trace pipe_write-holds-one-page-per-pipe \
+"$root/scripts/results.sh" checks "$pk/check.txt" "$step:peak:" received \
+	peak-found-in-trace pipe_write-holds-one-page-per-pipe \
 	pipe_write-holds-none-after layers-apart pprof-inuse_space-pipe_write \
-	svg-written; do
-	status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$pk/check.txt" | head -1)
-	record "${status:-FAIL}" "$step:peak:$check"
-done
+	svg-written
 sed 's/^/  peak: /' "$pk/check.txt"
 
 for boot in test boottest; do
