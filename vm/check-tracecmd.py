@@ -464,16 +464,40 @@ def linker_symbol(name):
         name.startswith('__') and name.endswith(('_start', '_end')))
 
 
+# The address of each symbol of the traced kernel (--kallsyms), to tell
+# aliases apart from other functions: __pi_memcpy, __memcpy and memcpy
+# share one address on arm64, and an interrupt taken there prints
+# whichever one each symbolizer picks.
+ADDRESS = {}
+
+
+def read_kallsyms(path):
+    """Fill ADDRESS from @path, a kallsyms as /proc/kallsyms or
+    "trace-cmd dump --kallsyms" prints it."""
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = re.match(r'([0-9a-f]+) \w (\S+)(?:\s+(\[\w+\]))?$', line)
+            if m:
+                name = m.group(2) + (' ' + m.group(3) if m.group(3) else '')
+                ADDRESS.setdefault(name, int(m.group(1), 16))
+
+
 def same_frame(a, b):
     """Do two printed frames name the same place: the same symbol and
-    offset, or a function and a linker symbol at its first byte?"""
+    offset, two names of one address (--kallsyms) at the same offset,
+    or a function and a linker symbol at its first byte?"""
     a, b = symbol(a, True), symbol(b, True)
     if a == b:
         return True
-    ma = re.fullmatch(r'(.+)\+0x0', a)
-    mb = re.fullmatch(r'(.+)\+0x0', b)
-    return bool(ma and mb and (linker_symbol(ma.group(1)) or
-                               linker_symbol(mb.group(1))))
+    ma = re.fullmatch(r'(.+)\+(0x[0-9a-f]+)', a)
+    mb = re.fullmatch(r'(.+)\+(0x[0-9a-f]+)', b)
+    if not ma or not mb:
+        return False
+    if (ma.group(2) == mb.group(2) and ma.group(1) in ADDRESS and
+            ADDRESS[ma.group(1)] == ADDRESS.get(mb.group(1))):
+        return True
+    return (ma.group(2) == mb.group(2) == '0x0' and
+            (linker_symbol(ma.group(1)) or linker_symbol(mb.group(1))))
 
 
 def compare_stacks(ids, stacks, map_name):
@@ -726,6 +750,9 @@ def boots(args):
 def main():
     p = argparse.ArgumentParser(
         description='Check the trace-cmd files of a vmtest guest.')
+    p.add_argument('--kallsyms', help='the traced kernel\'s symbols, '
+                   'as "trace-cmd dump --kallsyms" prints them: frames '
+                   'naming one address by two of its names compare equal')
     sub = p.add_subparsers(dest='mode', required=True)
     t = sub.add_parser('twin')
     t.add_argument('--reset', action='store_true')
@@ -756,6 +783,8 @@ def main():
     b.add_argument('--this', required=True)
     b.add_argument('report')
     args = p.parse_args()
+    if args.kallsyms:
+        read_kallsyms(args.kallsyms)
     if args.mode == 'boots':
         boots(args)
     elif args.mode == 'twin':

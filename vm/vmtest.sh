@@ -182,7 +182,12 @@ tracecmd_report() { # TEST
 		trace-cmd report -i "$tc/$1.dat" > "$tc/$1.txt" 2> "$tc/$1.err"
 	trace-cmd report --stat -i "$tc/$1.dat" > "$tc/$1.stat" 2>&1
 }
-checker=$root/vm/check-tracecmd.py
+# The checker knows the guest kernel's aliases (two names of one
+# address) from the symbols trace-cmd saved.
+checker() {
+	"$root/vm/check-tracecmd.py" ${kallsyms:+--kallsyms "$kallsyms"} "$@"
+}
+kallsyms=
 : > "$tc/record.check"
 : > "$tc/reset.check"
 : > "$tc/flight.check"
@@ -191,11 +196,13 @@ checker=$root/vm/check-tracecmd.py
 : > "$tc/stalled.check"
 if tracecmd_receive; then
 	record PASS "$step:tracecmd:files-received"
+	trace-cmd dump --kallsyms -i "$tc/record.dat" > "$tc/kallsyms" 2>/dev/null &&
+		kallsyms=$tc/kallsyms
 	for test in record reset; do
 		opt=()
 		[ "$test" = reset ] && opt=(--reset)
 		tracecmd_report $test
-		"$checker" twin "${opt[@]}" --raw "$tc/$test.raw.txt" \
+		checker twin "${opt[@]}" --raw "$tc/$test.raw.txt" \
 			--stat "$tc/$test.stat" "$tc/$test.txt" > "$tc/$test.check" 2>&1
 	done
 	# The flight recorder's ids come before the definitions "emit"
@@ -208,7 +215,7 @@ if tracecmd_receive; then
 		{ echo "# stackmap report failed:"; sed 's/^/#   /' "$tc/flight.err"; } \
 			> "$tc/flight.check"
 	else
-		"$checker" map --raw "$tc/flight.raw.txt" --counts "$tc/flight.err" \
+		checker map --raw "$tc/flight.raw.txt" --counts "$tc/flight.err" \
 			"$tc/flight.txt" "$tc/flight.stack_map" > "$tc/flight.check" 2>&1
 	fi
 	# The wrapped flight recorder, without "emit": with the definitions
@@ -222,11 +229,11 @@ if tracecmd_receive; then
 	redefine=$(cat "$tc/wrapped.redefine" 2>/dev/null || echo 0)
 	"$tool" report "$tc/wrapped.dat" > "$tc/wrapped.2.txt" 2> "$tc/wrapped.2.err"
 	{
-		"$checker" map --min-share $((100 - redefine)) --edge "$redefine" \
+		checker map --min-share $((100 - redefine)) --edge "$redefine" \
 			--raw "$tc/wrapped.raw.txt" \
 			--counts "$tc/wrapped.2.err" "$tc/wrapped.2.txt" \
 			"$tc/wrapped.stack_map"
-		"$checker" map --prefix plugin --min-share $((100 - redefine)) \
+		checker map --prefix plugin --min-share $((100 - redefine)) \
 			--raw "$tc/wrapped.raw.txt" --counts - "$tc/wrapped.txt" \
 			"$tc/wrapped.stack_map"
 	} > "$tc/wrapped.check" 2>&1
@@ -235,17 +242,17 @@ if tracecmd_receive; then
 	tracecmd_report consumed
 	"$tool" report "$tc/consumed.dat" > "$tc/consumed.2.txt" 2> "$tc/consumed.2.err"
 	{
-		"$checker" map --raw "$tc/consumed.raw.txt" \
+		checker map --raw "$tc/consumed.raw.txt" \
 			--counts "$tc/consumed.2.err" "$tc/consumed.2.txt" \
 			"$tc/consumed.stack_map"
-		"$checker" map --prefix plugin --raw "$tc/consumed.raw.txt" \
+		checker map --prefix plugin --raw "$tc/consumed.raw.txt" \
 			--counts - "$tc/consumed.txt" "$tc/consumed.stack_map"
 	} > "$tc/consumed.check" 2>&1
 	# The stalled recorder: both buffers lost what their stopped
 	# recorders did not read; the definitions follow the loss.
 	tracecmd_report stalled
 	"$tool" report "$tc/stalled.dat" > "$tc/stalled.2.txt" 2> "$tc/stalled.2.err"
-	"$checker" stalled --raw "$tc/stalled.raw.txt" \
+	checker stalled --raw "$tc/stalled.raw.txt" \
 		--two-pass "$tc/stalled.2.txt" --counts "$tc/stalled.2.err" \
 		--map top="$tc/stalled.stack_map" \
 		--map stalled="$tc/stalled-instance.stack_map" \
