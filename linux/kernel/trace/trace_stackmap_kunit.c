@@ -1477,6 +1477,47 @@ static void stackmap_boot_marks_test(struct kunit *test)
 			PAGE_SIZE / sizeof(struct stack_id_entry));
 }
 
+/*
+ * An earlier boot's ids (last_boot) stay in the buffer until every CPU's
+ * part of it is empty: a reset of one CPU (per_cpu/cpuN/trace opened for
+ * writing with O_TRUNC), or of the online CPUs, may leave some on
+ * another, and its ids must not be looked up in this boot's depot then.
+ */
+static void stackmap_last_boot_reset_test(struct kunit *test)
+{
+	struct stackmap_kunit_ctx *ctx;
+	struct trace_buffer *buffer;
+	struct trace_stackmap *sm;
+	unsigned long ip;
+	unsigned int other;
+	int cpu;
+
+	stackmap_kunit_defs_setup(test, &ctx);
+	sm = &ctx->tr->stackmap;
+	buffer = ctx->tr->array_buffer.buffer;
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	stackmap_kunit_print_wrap_a(test, ctx->tr, NULL, &ip);
+	KUNIT_EXPECT_GT(test, ring_buffer_entries_cpu(buffer, cpu), 0);
+	WRITE_ONCE(sm->last_boot, true);
+
+	/* What tracing_reset_cpu() does for another CPU. */
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	if (other < nr_cpu_ids) {
+		ring_buffer_reset_cpu(buffer, other);
+		trace_stackmap_buffer_reset(&ctx->tr->array_buffer);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(sm->last_boot));
+	}
+
+	ring_buffer_reset_cpu(buffer, cpu);
+	trace_stackmap_buffer_reset(&ctx->tr->array_buffer);
+	migrate_enable();
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(sm->last_boot));
+	if (other >= nr_cpu_ids)
+		kunit_skip(test, "one CPU online: no other CPU's reset to try");
+}
+
 static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE_PARAM(stackmap_parse_cmd_test, parse_gen_params),
 	KUNIT_CASE(stackmap_parse_cmd_len_test),
@@ -1497,6 +1538,7 @@ static struct kunit_case trace_stackmap_cases[] = {
 	KUNIT_CASE(stackmap_defs_other_cpu_test),
 	KUNIT_CASE(stackmap_enable_room_test),
 	KUNIT_CASE(stackmap_boot_marks_test),
+	KUNIT_CASE(stackmap_last_boot_reset_test),
 	{}
 };
 
