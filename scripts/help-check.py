@@ -33,7 +33,7 @@ INTERNAL = {
     'MAKE', 'STEP_RESULTS', 'SUMMARY_SAVE', 'SERIES_DIR', 'STACKMAP_TOOLS',
     'VM_KERNEL', 'VM_INITRD', 'VM_OBJ', 'VM_FRAGS', 'VM_EXTRA_CONFIG',
     'VM_TARGET', 'VM_KUNIT_GLOB', 'VM_ACCEL', 'VM_MEM', 'VM_MEM_FILE',
-    'VM_PERSIST_EMIT',
+    'VM_PERSIST_EMIT', 'VM_KASLR',
 }
 # Knobs set under another name: ARCH=... on make's command line is VM_ARCH.
 ALIAS = {'VM_ARCH': 'ARCH'}

@@ -747,6 +747,58 @@ def boots(args):
                    *compare_stacks(mine, stacks, map_name))
 
 
+def kernel_defs(args):
+    """The definitions the kernel's own trace text printed under the
+    markers of the last boot (--token), each against that boot's
+    stack_map: their frames, moved by the text delta, must name the
+    places the last boot's kernel named."""
+    stacks = read_stack_map(args.stack_map)
+    if isinstance(stacks, str):
+        result('kernel-defs-equal-stack_map', False, stacks)
+        return
+    boot = {}
+    compared = differ = 0
+    first = None
+    cur = None
+    defs = []
+    with open(args.trace, errors='replace') as f:
+        lines = f.read().splitlines()
+    for n, line in enumerate(lines, 1):
+        m = re.search(r'\[(\d+)\] \S+ +[\d.]+: <stack_(boot|def) (0x[0-9a-f]{8})',
+                      line)
+        if m:
+            cpu, kind, value = m.groups()
+            cur = None
+            if kind == 'boot':
+                boot[cpu] = value
+            elif boot.get(cpu) == args.token:
+                cur = (n, value, [])
+            if cur:
+                defs.append(cur)
+            continue
+        fm = re.fullmatch(r'  \[\d+\] (.+)', line)
+        if fm and cur:
+            cur[2].append(fm.group(1))
+        elif not fm:
+            cur = None
+    for n, value, frames in defs:
+        want = stacks.get(value)
+        if want is None:
+            continue
+        compared += 1
+        if (len(frames) != len(want.frames) or
+                not all(map(same_frame, frames, want.frames))):
+            differ += 1
+            first = first or (n, value, frames)
+    why = ('%d definitions of boot %s in the trace text, %d of them in %s, '
+           '%d differ' % (len(defs), args.token, compared,
+                          os.path.basename(args.stack_map), differ))
+    if first:
+        why += '; first: line %d, 0x%s: %s' % (first[0], first[1][2:],
+                                                ', '.join(first[2][:4]))
+    result('kernel-defs-equal-stack_map', compared > 0 and not differ, why)
+
+
 def main():
     p = argparse.ArgumentParser(
         description='Check the trace-cmd files of a vmtest guest.')
@@ -782,6 +834,10 @@ def main():
     b.add_argument('--last', required=True)
     b.add_argument('--this', required=True)
     b.add_argument('report')
+    k = sub.add_parser('kernel-defs')
+    k.add_argument('--token', required=True)
+    k.add_argument('trace')
+    k.add_argument('stack_map')
     args = p.parse_args()
     if args.kallsyms:
         read_kallsyms(args.kallsyms)
@@ -791,6 +847,8 @@ def main():
         twin(args)
     elif args.mode == 'map':
         stack_map(args)
+    elif args.mode == 'kernel-defs':
+        kernel_defs(args)
     else:
         stalled(args)
 

@@ -15,10 +15,8 @@
 #   persist:files-received      both boots sent their files
 #   persist:report-BOOT-ids-resolve, persist:report-BOOT-equals-stack_map
 #                               "stackmap report" (two passes): the
-#                               last boot's ids at least 99% (99.9% with
-#                               VM_PERSIST_EMIT=1: "emit" on every CPU
-#                               before the reboot, and again after it,
-#                               which must do no harm), this boot's all
+#                               last boot's ids at least 99%, this
+#                               boot's all
 #   persist:plugin-BOOT-...     the same of trace-cmd report with the
 #                               plugin, which resolves in one pass: none
 #                               wrong
@@ -27,11 +25,21 @@
 #   persist:kernel-text         the instance's trace file names the
 #                               markers, and with stackmap-expand prints
 #                               ids unexpanded, saying why
+#   persist:kernel-defs-equal-stack_map
+#                               the last boot's definitions as the trace
+#                               file prints them: the last boot's stacks
+#
+# persist-emit (VM_PERSIST_EMIT=1): "emit" on every CPU before the
+# reboot, the next boot kept out of the buffer with ^traceoff (its emit
+# must write nothing), and KASLR where the kernel has it (x86_64): the
+# last boot's ids all resolve, their frames moved by the text delta
+# (persist-emit:text-delta: last_boot_info gave one, and the tools used
+# it), in the tools and in the trace file.
 #
 # The region: memmap= on x86 (fixed: SeaBIOS writes into part of the
 # top of a 512 MiB guest, where reserve_mem would put it), reserve_mem
 # on arm64 (see ../shared notes on the persistent buffer under QEMU).
-# The test kernels are not relocatable: the text delta is 0.
+# Every other boot has KASLR off (vm/run-qemu.sh): the text delta is 0.
 #
 # vm/persist.sh retained (make run): only the first boot, with stackmap
 # and without, and how many of its events each keeps in the same
@@ -61,10 +69,7 @@ mkdir -p "$out"
 # to other stacks, which a reader must not mix up.
 events1=kmem:kmalloc,kmem:kmem_cache_alloc,kmem:mm_page_alloc
 events2=kmem:kfree,kmem:kmem_cache_free,kmem:kmalloc
-# The emit variant's reserve is twice as big: the next boot's own emit
-# and events must not reach the last boot's, at the end of its buffer.
 size=4M
-[ "$emit" = 1 ] && size=8M
 case "$vm_arch" in
 arm64)
 	region=(reserve_mem=$size:4096:pbmem trace_instance=pb^stacktrace^stackmap@pbmem)
@@ -73,6 +78,17 @@ arm64)
 	region=("memmap=$size\$0x10000000" "trace_instance=pb^stacktrace^stackmap@0x10000000:$size")
 	;;
 esac
+# The emit variant keeps the next boot out of the buffer (^traceoff, as
+# the guide advises): 6.12's ring buffer goes on writing at the start of
+# the last boot's last sub-buffer, and "emit" puts the last boot's
+# definitions there. Its boots have KASLR where the kernel has it
+# (x86_64): the frames of the last boot move by a text delta.
+region2=("${region[@]}")
+kaslr=0
+if [ "$emit" = 1 ]; then
+	region2[1]=${region[1]/@/^traceoff@}
+	[ "$vm_arch" = x86_64 ] && kaslr=1
+fi
 mem=$out/memory
 rm -f "$mem"
 if [ "${1:-}" = retained ]; then
@@ -100,10 +116,15 @@ if [ "${1:-}" = retained ]; then
 fi
 for boot in 1 2; do
 	events=$events1
-	[ $boot = 2 ] && events=$events2
-	VM_MEM=512 VM_MEM_FILE=$mem "$root/vm/run-qemu.sh" "persist$boot" \
-		"$out/boot$boot" kunit.enable=0 "${region[0]}" \
-		"${region[1]},$events" "vm.persist_emit=$emit" || true
+	args=("${region[@]}")
+	if [ $boot = 2 ]; then
+		events=$events2
+		args=("${region2[@]}")
+	fi
+	VM_KASLR=$kaslr VM_MEM=512 VM_MEM_FILE=$mem \
+		"$root/vm/run-qemu.sh" "persist$boot" "$out/boot$boot" \
+		kunit.enable=0 "${args[0]}" "${args[1]},$events" \
+		"vm.persist_emit=$emit" || true
 	mkdir -p "$out/$boot"
 	tr -d '\r' < "$out/boot$boot/results.txt" |
 		sed -n '/^PERSIST-BEGIN$/,/^PERSIST-END$/p' | sed '1d;$d' |
@@ -121,17 +142,18 @@ check() { # FILE CHECK...: record each CHECK's result in FILE
 d=$out/2
 last=last=$out/1/stack_map,$out/1/stack_map_stat
 this=this=$out/2/stack_map,$out/2/stack_map_stat
-# With emit, all but a few: runs lost a handful of the last boot's
-# last definitions (1 to 24 ids of 7,000-73,000 unresolved), which the
-# trace-cmd file did not hold; see the closing note of issue 47.
 share=99
-[ "$emit" = 1 ] && share=99.9
+[ "$emit" = 1 ] && share=100
+# The text delta the second boot's last_boot_info gives, for the tools.
+delta=$(sed -n 's/^text delta:[[:space:]]*//p' "$d/last_boot_info" 2>/dev/null)
 if [ -s "$out/1/stack_map" ] && [ -s "$d/pb.dat" ]; then
 	record PASS "$step:$name:files-received"
 	trace-cmd report -N -i "$d/pb.dat" > "$d/raw.txt" 2>&1
-	"$tool" report "$d/pb.dat" > "$d/report.txt" 2> "$d/report.err"
+	"$tool" report --last-boot-info "$d/last_boot_info" "$d/pb.dat" \
+		> "$d/report.txt" 2> "$d/report.err"
 	env -u STACKMAP_MAP TRACEEVENT_PLUGIN_DIR="$plugins" \
-		trace-cmd report -i "$d/pb.dat" > "$d/plugin.txt" 2> "$d/plugin.err"
+		trace-cmd report -O "stackmap:text_delta=${delta:-0}" \
+		-i "$d/pb.dat" > "$d/plugin.txt" 2> "$d/plugin.err"
 	# Two names of one address (an interrupt taken in __pi_memcpy, which
 	# is __memcpy) are one frame.
 	trace-cmd dump --kallsyms -i "$d/pb.dat" > "$d/kallsyms" 2>/dev/null
@@ -163,18 +185,37 @@ if [ -s "$out/1/stack_map" ] && [ -s "$d/pb.dat" ]; then
 	else
 		echo "FAIL kernel-text" >> "$out/check.txt"
 	fi
+	# The definitions the kernel prints of the last boot, moved by the
+	# text delta as the rest of its output.
+	"$root/vm/check-tracecmd.py" --kallsyms "$d/kallsyms" kernel-defs \
+		--token "$(sed -n 's/^boot_marker: //p' "$out/1/stack_map_stat")" \
+		"$d/trace.defs" "$out/1/stack_map" >> "$out/check.txt" 2>&1
+	if [ -n "$delta" ]; then
+		echo "# text-delta: last_boot_info gives $delta (the second" \
+			"boot's kernel text minus the first's$([ "$kaslr" = 1 ] &&
+			echo ", KASLR on both")); the tools were given it" \
+			>> "$out/check.txt"
+		echo "PASS text-delta" >> "$out/check.txt"
+	else
+		echo "# text-delta: no \"text delta:\" in last_boot_info" >> "$out/check.txt"
+		echo "FAIL text-delta" >> "$out/check.txt"
+	fi
 else
 	record FAIL "$step:$name:files-received"
 	: > "$out/check.txt"
 fi
-# With emit, the last boot's definitions come after its ids: the
-# plugin, which reads once, resolves too few of them to compare.
-plugin_last=plugin-last-equals-stack_map
-[ "$emit" = 1 ] && plugin_last=
-check "$out/check.txt" report-boots-apart \
-	report-last-ids-resolve report-last-equals-stack_map \
-	report-this-ids-resolve report-this-equals-stack_map \
-	$plugin_last plugin-this-equals-stack_map kernel-text
+if [ "$emit" = 1 ]; then
+	# The next boot wrote nothing into the buffer (^traceoff).
+	check "$out/check.txt" report-last-ids-resolve \
+		report-last-equals-stack_map plugin-last-equals-stack_map \
+		kernel-text kernel-defs-equal-stack_map text-delta
+else
+	check "$out/check.txt" report-boots-apart \
+		report-last-ids-resolve report-last-equals-stack_map \
+		report-this-ids-resolve report-this-equals-stack_map \
+		plugin-last-equals-stack_map plugin-this-equals-stack_map \
+		kernel-text kernel-defs-equal-stack_map
+fi
 for boot in 1 2; do
 	if "$root/vm/console-check.sh" "$out/boot$boot/console.log"; then
 		record PASS "$step:$name:boot$boot-console-clean"

@@ -13,6 +13,9 @@
 # that counts instructions. VM_MEM_FILE puts the guest's memory in that
 # file, shared: a second boot on the same file finds what the first left
 # in it (vm/persist.sh).
+# The x86_64 kernel has KASLR (for vm/persist.sh's text delta): every
+# boot passes nokaslr, which keeps addresses the same from boot to boot,
+# unless VM_KASLR=1.
 # Of the KUnit suites built in, the boot runs those VM_KUNIT_GLOB matches
 # (kunit.filter_glob; the adapter's suite, trace_stackmap, by default):
 # the library's, built into the i386 kernel for scripts/kunit-run.sh,
@@ -36,6 +39,9 @@ stall=${VM_STALL:-600}
 # Quoted: bash 5.2 would replace an "&" of the path with the match.
 results=("${vm_results[@]//RESULTS/"$outdir"/results.txt}")
 
+kaslr=nokaslr shown=
+[ "${VM_KASLR:-0}" = 1 ] && kaslr= shown=" KASLR,"
+
 mem=(-m "${VM_MEM:-$vm_mem}")
 if [ -n "${VM_MEM_FILE:-}" ]; then
 	mem+=(-object "memory-backend-file,id=mem,size=${VM_MEM:-$vm_mem}M,mem-path=$VM_MEM_FILE,share=on"
@@ -45,13 +51,13 @@ fi
 mkdir -p "$outdir"
 : > "$outdir/console.log"
 : > "$outdir/results.txt"
-echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG, killed after ${stall}s without output), console in $outdir/console.log"
+echo "  QEMU    $vm_arch $mode (-smp ${QEMU_SMP:-2}, TCG,$shown killed after ${stall}s without output), console in $outdir/console.log"
 timeout --kill-after=10 "$timeout" \
 	"${vm_qemu[@]}" -accel ${VM_ACCEL:-$vm_accel} -smp "${QEMU_SMP:-2}" \
 	"${mem[@]}" -display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" "${results[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$vm_console loglevel=5 panic=-1 vm.mode=$mode kunit.filter_glob=${VM_KUNIT_GLOB:-trace_stackmap} $*" \
+	-append "console=$vm_console loglevel=5 panic=-1 $kaslr vm.mode=$mode kunit.filter_glob=${VM_KUNIT_GLOB:-trace_stackmap} $*" \
 	< /dev/null &
 qemu=$!
 

@@ -16,8 +16,10 @@
 #                  /init), as after a crash: nothing is read out or
 #                  cleared
 #   persist.sh 2   the next boot, which traced into the same buffer from
-#                  its own boot too: a few rounds of the workload (and
-#                  "emit" again with vm.persist_emit=1), then
+#                  its own boot too (not with vm.persist_emit=1, whose
+#                  command line has ^traceoff): a few rounds of the
+#                  workload (and "emit" again with vm.persist_emit=1,
+#                  which tracing off refuses), then
 #                  what the instance's trace text holds (markers, ids
 #                  left unexpanded with stackmap-expand), its stack_map and
 #                  stack_map_stat, last_boot_info, the kernel's messages
@@ -102,6 +104,7 @@ case "$boot" in
 	/vm/workload.sh 3 > /dev/null 2>&1
 	# emit after the reboot writes this boot's stacks, behind this
 	# boot's markers: nothing of the last boot may resolve through them.
+	# With ^traceoff on the command line, it is refused.
 	[ "$emit" = 1 ] && emit_all
 	echo 0 > $I/tracing_on
 	save
@@ -109,6 +112,11 @@ case "$boot" in
 	# the results port carries.
 	cat $I/trace > /tmp/trace.txt
 	head -n 200 /tmp/trace.txt > $out/trace.head
+	# The first definitions it prints, with the markers that say whose.
+	grep -e '<stack_boot 0x' -e '<stack_def 0x' -e '^  \[[0-9]*\] ' \
+		/tmp/trace.txt |
+		awk 'NR > 3000 && /<stack_(boot|def) 0x/ { exit } { print }' \
+		> $out/trace.defs
 	grep -c '<stack_boot 0x' /tmp/trace.txt > $out/trace.markers
 	# Full stacks (the events that got no id) print so with or without
 	# stackmap-expand: only more of them with it are expansions.
