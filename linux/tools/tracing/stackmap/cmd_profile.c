@@ -799,7 +799,10 @@ static int profile_record(struct tracecmd_input *handle,
 	c = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
 	if (record->missed_events)
 		prof_clear(p, c, drop_pending);
-	if (td_is_event(ev, STACKEVENT_DEF) || td_is_event(ev, STACKEVENT_USER))
+	/* A marker may come between an event and its stack: none of its own. */
+	if (td_is_event(ev, STACKEVENT_DEF) ||
+	    td_is_event(ev, STACKEVENT_USER) ||
+	    td_is_event(ev, STACKEVENT_BOOT))
 		return 0;
 	ctx = prof_context(tep, record);
 	if (td_is_event(ev, STACKEVENT_ID) ||

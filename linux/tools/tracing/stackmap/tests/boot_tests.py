@@ -366,6 +366,25 @@ def tests_report(r, env, kallsyms):
         eq(err, no_delta(dat), 'profile, no delta')
     r.check('boot_profile_text_delta', profile_delta)
 
+    def profile_marker():
+        base = ['--text-delta', '0', '--folded', '--all-frames']
+        # A marker between an event and its stack (the one the kernel
+        # writes on a sub-buffer after a wrap) is no event of its own.
+        one = path('pone.dat')
+        t = m.TraceDat(kallsyms)
+        t.stack_boot(m.TS0 + 1000, TA)
+        t.kmem_alloc(m.TS0 + 2000, 'kmalloc', 64)
+        t.stack_def(m.TS0 + 2000, X1, [A1, A0])
+        t.stack_id(m.TS0 + 2000, X1)
+        t.kmem_alloc(m.TS0 + 3000, 'kmalloc', 8, ptr=0xffff888004000100)
+        t.stack_boot(m.TS0 + 3000, TA, 0)
+        t.stack_id(m.TS0 + 3000, X1)
+        t.write(one)
+        for args in (['--weight', 'bytes'], ['--inuse', 'peak']):
+            out, err = run(base + args + [one], cmd='profile')
+            eq((out, err), ('_stext;foo_bar 72\n', ''), 'one boot, %s' % args)
+    r.check('boot_profile_marker_is_no_event', profile_marker)
+
     def bad_delta():
         t = delta_trace()
         dat = t.write(path('baddelta.dat'))
