@@ -76,6 +76,11 @@ static const char profile_help[] =
 	"                        top one\n"
 	"      --all-frames      keep the tracepoint's own frames at the top of\n"
 	"                        each stack (trace_event_raw_event_*, ...)\n"
+	"      --boot TOKEN      of a boot-mapped buffer that holds several boots'\n"
+	"                        events, which it needs: only those of the boot\n"
+	"                        whose kernel_stack_boot markers have TOKEN (their\n"
+	"                        times and addresses do not compare with the\n"
+	"                        others'); buffers without markers are left out\n"
 	TD_DELTA_HELP
 	"  -h, --help            this text\n"
 	"\n"
@@ -165,10 +170,24 @@ static int parse_window(struct profile *p, bool in_seconds)
 	return 0;
 }
 
+/* A marker's token, as trace-cmd report prints it: 0x1 to 0xffffffff. */
+static int parse_token(const char *s, uint32_t *token)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (!*s || *end || errno || !v || v > UINT32_MAX || *s == '-')
+		return -1;
+	*token = v;
+	return 0;
+}
+
 static void parse_profile_opts(int argc, char **argv, struct profile *p)
 {
 	enum { OPT_FROM = 256, OPT_TO, OPT_LAST, OPT_AT, OPT_SVG, OPT_INSTANCE,
-	       OPT_ALL_FRAMES, OPT_TEXT_DELTA, OPT_LAST_BOOT_INFO };
+	       OPT_ALL_FRAMES, OPT_TEXT_DELTA, OPT_LAST_BOOT_INFO, OPT_BOOT };
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -187,6 +206,7 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		{ "text-delta", required_argument, NULL, OPT_TEXT_DELTA },
 		{ "last-boot-info", required_argument, NULL,
 		  OPT_LAST_BOOT_INFO },
+		{ "boot", required_argument, NULL, OPT_BOOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -275,6 +295,12 @@ static void parse_profile_opts(int argc, char **argv, struct profile *p)
 		case OPT_LAST_BOOT_INFO:
 			td_parse_delta(&p->td, "stackmap: profile",
 				       "--last-boot-info", optarg);
+			break;
+		case OPT_BOOT:
+			if (parse_token(optarg, &p->boot))
+				exit(bad("--boot '%s': %s", optarg,
+					 "not a boot marker's token (0x1 to 0xffffffff)"));
+			p->has_boot = true;
 			break;
 		case 'h':
 			fputs(profile_help, stdout);
@@ -799,6 +825,8 @@ static int profile_record(struct tracecmd_input *handle,
 	c = &p->pending[(b - p->td.bufs) * p->nr_cpus + record->cpu];
 	if (record->missed_events)
 		prof_clear(p, c, drop_pending);
+	if (p->has_boot && !td_in_boot(b, record, p->boot))
+		return 0;
 	/* A marker may come between an event and its stack: none of its own. */
 	if (td_is_event(ev, STACKEVENT_DEF) ||
 	    td_is_event(ev, STACKEVENT_USER) ||
@@ -1372,6 +1400,49 @@ static int output(struct profile *p, struct tep_handle *tep)
 }
 
 /* Pass 2, the checks and the output, with the trace open. */
+/*
+ * The boots of a boot-mapped buffer do not compare: their clocks and
+ * addresses restart. One boot at a time: --boot, which a buffer that
+ * holds several needs; with it, the spans are that boot's.
+ */
+static int pick_boot(struct profile *p)
+{
+	char tokens[160];
+	bool found = false;
+	unsigned int n;
+	int i;
+
+	for (i = 0; i < p->td.nr_bufs; i++) {
+		n = td_boot_tokens(&p->td.bufs[i], tokens, sizeof(tokens));
+		if (n > 1 && !p->has_boot)
+			return bad("%s: %s%s%sholds the events of %u boots %s %s): %s",
+				   p->td.path, *p->td.bufs[i].name ? "instance " : "",
+				   p->td.bufs[i].name,
+				   *p->td.bufs[i].name ? " " : "", n,
+				   "(kernel_stack_boot markers", tokens,
+				   "their times and addresses do not compare; choose one with --boot TOKEN");
+		for (n = 0; n < p->td.bufs[i].boots.nr_cpus && !found; n++) {
+			const struct smap_boot_cpu *c = &p->td.bufs[i].boots.cpus[n];
+			unsigned int k;
+
+			for (k = 0; k < c->nr && !found; k++)
+				found = p->has_boot && c->segs[k].token == p->boot;
+		}
+	}
+	if (!p->has_boot)
+		return 0;
+	if (!found) {
+		tokens[0] = 0;
+		for (i = 0; i < p->td.nr_bufs && !tokens[0]; i++)
+			td_boot_tokens(&p->td.bufs[i], tokens, sizeof(tokens));
+		return bad("--boot 0x%08x: no such boot in %s (kernel_stack_boot markers %s)",
+			   p->boot, p->td.path, *tokens ? tokens : "none");
+	}
+	if (td_respan(&p->td, p->boot))
+		return EXIT_FAILURE;
+	return 0;
+}
+
 static int profile(struct profile *p)
 {
 	struct tracecmd_input **h = td_open(&p->td);
@@ -1383,6 +1454,9 @@ static int profile(struct profile *p)
 		return EXIT_FAILURE;
 	tep = tracecmd_get_tep(h[0]);
 	p->page_size = td_page_size(h[0]);
+	ret = pick_boot(p);
+	if (ret)
+		goto out;
 	ret = parse_window(p, td_in_seconds(h[0]));
 	if (ret)
 		goto out;

@@ -20,10 +20,6 @@
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
 
-/* The full stack an event falls back to when the depot is full. */
-#define STACKEVENT_FULL		"kernel_stack"
-/* The user stack options/userstacktrace writes after the kernel's. */
-#define STACKEVENT_USER		"user_stack"
 /* Frames kept of a full stack: a ring-buffer page of 4-byte longs. */
 #define PROF_MAX_DEPTH		1024U
 
@@ -135,6 +131,8 @@ struct profile {
 	int layer;			/* --layer, or -1 */
 	bool all_frames;		/* --all-frames */
 	const char *instance;		/* --instance, or NULL */
+	bool has_boot;			/* --boot TOKEN */
+	uint32_t boot;
 	prof_fill_fn fill;		/* the pprof's samples */
 
 	/* --inuse T, or peak */

@@ -160,6 +160,8 @@ static int inuse_record(struct tracecmd_input *handle,
 	c = &p->pending[record->cpu];
 	if (record->missed_events)
 		prof_clear(p, c, NULL);
+	if (p->has_boot && !td_in_boot(b, record, p->boot))
+		return 0;
 	/* A marker may come between an event and its stack: none of its own. */
 	if (td_is_event(ev, STACKEVENT_DEF) ||
 	    td_is_event(ev, STACKEVENT_USER) ||

@@ -17,6 +17,10 @@
 #define STACKEVENT_ID		"kernel_stack_id"
 #define STACKEVENT_DEF		"kernel_stack_def"
 #define STACKEVENT_BOOT		"kernel_stack_boot"
+/* The full stack an event falls back to when the depot is full. */
+#define STACKEVENT_FULL		"kernel_stack"
+/* The user stack options/userstacktrace writes after the kernel's. */
+#define STACKEVENT_USER		"user_stack"
 
 /*
  * Read the id of a kernel_stack_id record: 0, or -1 if the format has no

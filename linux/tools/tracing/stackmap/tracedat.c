@@ -196,12 +196,23 @@ static int learn_early(struct tracedat *td, struct tep_handle *tep,
 	return ret;
 }
 
+/* A record of a stack, which follows the event it is the stack of. */
+static bool is_stack(struct tep_event *event)
+{
+	return td_is_event(event, STACKEVENT_ID) ||
+	       td_is_event(event, STACKEVENT_DEF) ||
+	       td_is_event(event, STACKEVENT_FULL) ||
+	       td_is_event(event, STACKEVENT_USER);
+}
+
 static int learn_boot(struct tracedat *td, struct td_buffer *b,
 		      struct tracecmd_input *handle, struct tep_event *event,
 		      struct tep_record *record)
 {
 	uint32_t token, flags;
 	struct smap_error err;
+	struct td_cpu *c;
+	uint64_t pos;
 
 	if (stackevent_read_boot(event, record, &token, &flags, &err)) {
 		if (!td->nr_bad_marks++)
@@ -209,8 +220,10 @@ static int learn_boot(struct tracedat *td, struct td_buffer *b,
 				       &err);
 		token = 0;
 	}
-	return smap_boots_mark(&b->boots, record->cpu, record->offset, token,
-			       flags);
+	/* The event the marker went before the stack of is of its boot. */
+	c = &b->cpus[record->cpu];
+	pos = c->event_open ? c->event_pos : record->offset;
+	return smap_boots_mark(&b->boots, record->cpu, pos, token, flags);
 }
 
 static int learn_record(struct tracecmd_input *handle,
@@ -237,8 +250,12 @@ static int learn_record(struct tracecmd_input *handle,
 		return 0;
 	if (td_is_event(event, STACKEVENT_BOOT)) {
 		ret = learn_boot(td, b, handle, event, record);
+		b->cpus[record->cpu].event_open = false;
 		goto out;
 	}
+	/* learn_span() made room for the CPU. */
+	b->cpus[record->cpu].event_open = !is_stack(event);
+	b->cpus[record->cpu].event_pos = record->offset;
 	if (!td_is_event(event, STACKEVENT_DEF))
 		return 0;
 	if (stackevent_read_def(event, record, &def, &err)) {
@@ -366,6 +383,96 @@ int td_learn(struct tracedat *td)
 		fprintf(stderr,
 			"stackmap: %s: boot-marked trace and no text delta given (--text-delta, --last-boot-info): frames are symbolized as if the kernel text had not moved\n",
 			td->path);
+	return ret;
+}
+
+bool td_in_boot(const struct td_buffer *b, const struct tep_record *rec,
+		uint32_t token)
+{
+	struct smap_boot boot = td_boot(b, rec);
+
+	return boot.state == SMAP_BOOT_TOKEN && boot.token == token;
+}
+
+unsigned int td_boot_tokens(const struct td_buffer *b, char *buf, size_t len)
+{
+	uint32_t seen[TD_MAX_TOKENS], token, cpu, i;
+	unsigned int n = 0, k;
+	int w;
+
+	*buf = 0;
+	for (cpu = 0; cpu < b->boots.nr_cpus; cpu++) {
+		for (i = 0; i < b->boots.cpus[cpu].nr; i++) {
+			token = b->boots.cpus[cpu].segs[i].token;
+			for (k = 0; k < n && k < TD_MAX_TOKENS; k++)
+				if (seen[k] == token)
+					break;
+			/* A malformed marker has no token to choose. */
+			if (!token || k < n)
+				continue;
+			if (n < TD_MAX_TOKENS)
+				seen[n] = token;
+			w = snprintf(buf, len, "%s0x%08x", n ? ", " : "", token);
+			n++;
+			if (w > 0 && (size_t)w < len) {
+				buf += w;
+				len -= w;
+			}
+		}
+	}
+	return n;
+}
+
+struct respan {
+	struct tracedat *td;
+	uint32_t token;
+};
+
+static int respan_record(struct tracecmd_input *handle,
+			 struct tep_record *record, int cpu, void *data)
+{
+	struct td_buffer *b = tracecmd_get_private(handle);
+	struct respan *rs = data;
+	struct tracedat *td = rs->td;
+
+	if (!td_in_boot(b, record, rs->token))
+		return 0;
+	if (!td->nr_records++ || record->ts < td->first_ts)
+		td->first_ts = record->ts;
+	if (record->ts > td->last_ts)
+		td->last_ts = record->ts;
+	if (learn_span(b, record)) {
+		fprintf(stderr, "stackmap: %s: %s\n", td->path,
+			strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
+int td_respan(struct tracedat *td, uint32_t token)
+{
+	struct respan rs = { td, token };
+	struct tracecmd_input **h;
+	int i, cpu, ret = 0;
+
+	for (i = 0; i < td->nr_bufs; i++) {
+		for (cpu = 0; cpu < td->bufs[i].nr_cpus; cpu++) {
+			free(td->bufs[i].cpus[cpu].gaps);
+			memset(&td->bufs[i].cpus[cpu], 0,
+			       sizeof(td->bufs[i].cpus[cpu]));
+		}
+	}
+	td->nr_records = 0;
+	td->first_ts = 0;
+	td->last_ts = 0;
+	h = td_open(td);
+	if (!h)
+		return -1;
+	for (i = 0; i < td->nr_bufs && !ret; i++)
+		if (tracecmd_iterate_events(h[i], NULL, 0, respan_record,
+					    &rs) < 0)
+			ret = -1;
+	td_close(h, td->nr_bufs);
 	return ret;
 }
 

@@ -44,11 +44,15 @@ struct td_gap {
  * @gaps: where it lost events (ring-buffer pages flagged with missed
  *	events, which trace-cmd report prints as "[EVENTS DROPPED]"):
  *	@gaps[0].from is 0 if it lost what came before its first event
+ * @event_pos: the file offset of its last record, if an event that no
+ *	stack followed yet (@event_open)
  */
 struct td_cpu {
 	unsigned long long nr_records, first_ts, last_ts;
 	struct td_gap *gaps;
 	int nr_gaps;
+	uint64_t event_pos;
+	bool event_open;
 };
 
 /*
@@ -167,6 +171,27 @@ struct smap_boot td_boot(const struct td_buffer *b,
  */
 const char *td_unresolved_mark(const struct tracedat *td,
 			       struct smap_boot boot);
+/*
+ * Is @rec of buffer @b a record of the boot of marker token @token? An
+ * event is of the boot of the stack that follows it: the kernel writes a
+ * boot's first marker on a CPU between its first event and that event's
+ * stack.
+ */
+bool td_in_boot(const struct td_buffer *b, const struct tep_record *rec,
+		uint32_t token);
+/*
+ * The distinct tokens of @b's markers, comma-separated, into @buf (cut
+ * short at @len), in the order of the CPUs' first markers; their number
+ * (up to TD_MAX_TOKENS told apart, each one more after it).
+ */
+#define TD_MAX_TOKENS	64
+unsigned int td_boot_tokens(const struct td_buffer *b, char *buf, size_t len);
+/*
+ * Learn again the times of the first and last events, of each buffer's
+ * CPUs and of the whole trace (td->first_ts, td->last_ts), of the
+ * records of the boot of @token alone. 0, or -1 with the error reported.
+ */
+int td_respan(struct tracedat *td, uint32_t token);
 /* Add the text delta to @n frames of a record of @boot. */
 void td_relocate(const struct tracedat *td, struct tep_handle *tep,
 		 struct smap_boot boot, uint64_t *addrs, uint32_t n);

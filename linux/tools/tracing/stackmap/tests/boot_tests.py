@@ -366,10 +366,57 @@ def tests_report(r, env, kallsyms):
         eq(err, no_delta(dat), 'profile, no delta')
     r.check('boot_profile_text_delta', profile_delta)
 
+    def profile_boots():
+        # The last boot's allocation, then this boot's two: this boot's
+        # first event before its first marker, as the kernel writes them
+        # (the marker goes before the event's stack), at the same address
+        # and with the same id as the last boot's, and at earlier times.
+        t = m.TraceDat(kallsyms)
+        t.stack_boot(m.TS0 + 10000, TA)
+        t.kmem_alloc(m.TS0 + 11000, 'kmalloc', 64)
+        t.stack_def(m.TS0 + 11000, X1, [A1, A0])
+        t.stack_id(m.TS0 + 11000, X1)
+        t.kmem_alloc(m.TS0 + 1000, 'kmalloc', 32)
+        t.stack_boot(m.TS0 + 1000, TB)
+        t.stack_def(m.TS0 + 1000, X1, [A3, A0])
+        t.stack_id(m.TS0 + 1000, X1)
+        t.kmem_alloc(m.TS0 + 2000, 'kmalloc', 16, ptr=0xffff888004000100)
+        t.stack_id(m.TS0 + 2000, X1)
+        dat = path('pboots.dat')
+        t.write(dat)
+        base = ['--text-delta', '0', '--folded', '--all-frames']
+        two = ('stackmap: profile: %s: holds the events of 2 boots '
+               '(kernel_stack_boot markers 0x1111aaaa, 0x2222bbbb): their '
+               'times and addresses do not compare; choose one with '
+               '--boot TOKEN\n' % dat)
+        for args in (['--weight', 'bytes'], ['--inuse', 'peak']):
+            out, err = run(base + args + [dat], 2, 'profile')
+            eq((out, err), ('', two), 'no --boot, %s' % args)
+            out, err = run(base + args + ['--boot', '0x1111aaaa', dat],
+                           cmd='profile')
+            eq((out, err), ('_stext;foo_bar 64\n', ''),
+               'the last boot, %s' % args)
+            out, err = run(base + args + ['--boot', '0x2222BBBB', dat],
+                           cmd='profile')
+            eq((out, err), ('_stext;baz 48\n', ''),
+               'this boot, %s' % args)
+        out, err = run(base + ['--inuse', 'peak', '--boot', '0x1234', dat],
+                       2, 'profile')
+        eq((out, err), ('', 'stackmap: profile: --boot 0x00001234: no such '
+                        'boot in %s (kernel_stack_boot markers 0x1111aaaa, '
+                        '0x2222bbbb)\n' % dat), 'unknown boot')
+        for bad_token in ('0', 'x', '0x100000000', ''):
+            out, err = run(base + ['--boot', bad_token, dat], 2, 'profile')
+            eq((out, err), ('', "stackmap: profile: --boot '%s': not a "
+                            "boot marker's token (0x1 to 0xffffffff)\n"
+                            % bad_token), 'bad --boot %r' % bad_token)
+    r.check('boot_profile_one_boot_at_a_time', profile_boots)
+
     def profile_marker():
         base = ['--text-delta', '0', '--folded', '--all-frames']
-        # A marker between an event and its stack (the one the kernel
-        # writes on a sub-buffer after a wrap) is no event of its own.
+        # One boot: as before, with or without --boot. A marker between
+        # an event and its stack (the one the kernel writes on a
+        # sub-buffer after a wrap) is no event of its own.
         one = path('pone.dat')
         t = m.TraceDat(kallsyms)
         t.stack_boot(m.TS0 + 1000, TA)
@@ -381,8 +428,10 @@ def tests_report(r, env, kallsyms):
         t.stack_id(m.TS0 + 3000, X1)
         t.write(one)
         for args in (['--weight', 'bytes'], ['--inuse', 'peak']):
-            out, err = run(base + args + [one], cmd='profile')
-            eq((out, err), ('_stext;foo_bar 72\n', ''), 'one boot, %s' % args)
+            for more in ([], ['--boot', '0x1111aaaa']):
+                out, err = run(base + args + more + [one], cmd='profile')
+                eq((out, err), ('_stext;foo_bar 72\n', ''),
+                   'one boot, %s' % (args + more))
     r.check('boot_profile_marker_is_no_event', profile_marker)
 
     def bad_delta():
