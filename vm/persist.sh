@@ -28,6 +28,9 @@
 #   persist:kernel-defs-equal-stack_map
 #                               the last boot's definitions as the trace
 #                               file prints them: the last boot's stacks
+#   persist:profile-one-boot    "stackmap profile --inuse peak" refuses
+#                               the two boots' buffer without --boot,
+#                               and replays the last boot's with it
 #
 # persist-emit (VM_PERSIST_EMIT=1): "emit" on every CPU before the
 # reboot, the next boot kept out of the buffer with ^traceoff (its emit
@@ -185,6 +188,33 @@ if [ -s "$out/1/stack_map" ] && [ -s "$d/pb.dat" ]; then
 	else
 		echo "FAIL kernel-text" >> "$out/check.txt"
 	fi
+	# profile takes one boot at a time: without --boot, it refuses a
+	# buffer that holds both boots' events, naming them.
+	token1=$(sed -n 's/^boot_marker: //p' "$out/1/stack_map_stat")
+	prof=("$tool" profile --inuse peak --layer page --instance pb --folded
+	      --last-boot-info "$d/last_boot_info")
+	"${prof[@]}" "$d/pb.dat" > "$d/profile.txt" 2> "$d/profile.err"
+	rc_any=$?
+	"${prof[@]}" --boot "$token1" "$d/pb.dat" > "$d/profile.last.txt" \
+		2> "$d/profile.last.err"
+	rc_last=$?
+	if [ "$emit" = 1 ]; then
+		want="exit 0, the same as with --boot"
+		cmp -s "$d/profile.txt" "$d/profile.last.txt" && [ $rc_any = 0 ]
+	else
+		want="exit 2, naming both boots"
+		[ $rc_any = 2 ] && grep -q 'holds the events of 2 boots' "$d/profile.err"
+	fi
+	ok=$?
+	echo "# profile-one-boot: without --boot exit $rc_any ($want):" \
+		"$(head -c 200 "$d/profile.err" | head -1); with --boot" \
+		"$token1 exit $rc_last, $(wc -l < "$d/profile.last.txt") stacks" \
+		>> "$out/check.txt"
+	if [ $ok = 0 ] && [ $rc_last = 0 ] && [ -s "$d/profile.last.txt" ]; then
+		echo "PASS profile-one-boot" >> "$out/check.txt"
+	else
+		echo "FAIL profile-one-boot" >> "$out/check.txt"
+	fi
 	# The definitions the kernel prints of the last boot, moved by the
 	# text delta as the rest of its output.
 	"$root/vm/check-tracecmd.py" --kallsyms "$d/kallsyms" kernel-defs \
@@ -208,13 +238,14 @@ if [ "$emit" = 1 ]; then
 	# The next boot wrote nothing into the buffer (^traceoff).
 	check "$out/check.txt" report-last-ids-resolve \
 		report-last-equals-stack_map plugin-last-equals-stack_map \
-		kernel-text kernel-defs-equal-stack_map text-delta
+		kernel-text kernel-defs-equal-stack_map text-delta \
+		profile-one-boot
 else
 	check "$out/check.txt" report-boots-apart \
 		report-last-ids-resolve report-last-equals-stack_map \
 		report-this-ids-resolve report-this-equals-stack_map \
 		plugin-last-equals-stack_map plugin-this-equals-stack_map \
-		kernel-text kernel-defs-equal-stack_map
+		kernel-text kernel-defs-equal-stack_map profile-one-boot
 fi
 for boot in 1 2; do
 	if "$root/vm/console-check.sh" "$out/boot$boot/console.log"; then
