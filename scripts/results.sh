@@ -13,8 +13,10 @@
 #                                 record PREFIXCHECK for each CHECK of a
 #                                 checker's output FILE ("PASS CHECK" or
 #                                 "FAIL CHECK" lines, each after a
-#                                 "# CHECK: why" line); FAIL for a CHECK
-#                                 it does not name
+#                                 "# CHECK: why" line, or before lines
+#                                 indented by two spaces, the last of
+#                                 which says why); FAIL for a CHECK it
+#                                 does not name
 #   results.sh time NAME SECONDS [CPU]
 #                                 note how long a step took, and the
 #                                 CPU seconds it used, when known
@@ -66,6 +68,12 @@ checks)
 		status=$(sed -n "s/^\(PASS\|FAIL\) $check\$/\1/p" "$file" 2>/dev/null |
 			head -1)
 		why=$(sed -n "s/^# $check: //p" "$file" 2>/dev/null | head -1)
+		# Or the last line of the indented block below its FAIL.
+		[ -n "$why" ] || why=$(awk -v c="FAIL $check" '
+			$0 == c { on = 1; next }
+			on && /^  / { if ($0 ~ /[^ ]/) w = $0; next }
+			{ on = 0 }
+			END { sub(/^ +/, "", w); print w }' "$file" 2>/dev/null)
 		[ -n "$status" ] || why="not in $file${why:+; $why}"
 		"$0" record "${status:-FAIL}" "$prefix$check" "$why"
 	done
