@@ -80,6 +80,22 @@ static int learn_span(struct td_buffer *b, struct tep_record *record)
 	return 0;
 }
 
+/* The trace's first and last times, and @record's CPU's span. */
+static int learn_times(struct tracedat *td, struct td_buffer *b,
+		       struct tep_record *record)
+{
+	if (!td->nr_records++ || record->ts < td->first_ts)
+		td->first_ts = record->ts;
+	if (record->ts > td->last_ts)
+		td->last_ts = record->ts;
+	if (learn_span(b, record)) {
+		fprintf(stderr, "stackmap: %s: %s\n", td->path,
+			strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
 /* The time of @record as trace-cmd report prints it. */
 static void format_when(struct tracecmd_input *handle,
 			struct tep_record *record, char *when, size_t len)
@@ -237,15 +253,8 @@ static int learn_record(struct tracecmd_input *handle,
 	struct smap_def def;
 	int ret;
 
-	if (!td->nr_records++ || record->ts < td->first_ts)
-		td->first_ts = record->ts;
-	if (record->ts > td->last_ts)
-		td->last_ts = record->ts;
-	if (learn_span(b, record)) {
-		fprintf(stderr, "stackmap: %s: %s\n", td->path,
-			strerror(ENOMEM));
+	if (learn_times(td, b, record))
 		return -1;
-	}
 	if (record->cpu < 0)
 		return 0;
 	if (td_is_event(event, STACKEVENT_BOOT)) {
@@ -437,15 +446,8 @@ static int respan_record(struct tracecmd_input *handle,
 
 	if (!td_in_boot(b, record, rs->token))
 		return 0;
-	if (!td->nr_records++ || record->ts < td->first_ts)
-		td->first_ts = record->ts;
-	if (record->ts > td->last_ts)
-		td->last_ts = record->ts;
-	if (learn_span(b, record)) {
-		fprintf(stderr, "stackmap: %s: %s\n", td->path,
-			strerror(ENOMEM));
+	if (learn_times(td, b, record))
 		return -1;
-	}
 	return 0;
 }
 
