@@ -1711,6 +1711,13 @@ size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params)
 	       g.ref_blocks * sdlf_ref_block_bytes(&g);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_mem_size);
+
+size_t stackdepot_lf_marks_bytes(const struct stackdepot_lf *depot)
+{
+	return depot ? (size_t)depot->mark_sets * depot->mark_words *
+		       sizeof(unsigned long) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_marks_bytes);
 #endif
 
 u32 stackdepot_lf_index_bits(const struct stackdepot_lf_params *params)

@@ -44,4 +44,17 @@ u32 stackdepot_lf_id_gen(struct stackdepot_lf *depot, stackdepot_lf_id_t id);
  */
 size_t stackdepot_lf_mem_size(const struct stackdepot_lf_params *params);
 
+/**
+ * stackdepot_lf_marks_bytes() - bytes the marks of a depot take
+ * @depot: the depot
+ *
+ * For the tests, which print what the marks cost per CPU; a user reads
+ * the whole depot's from &stackdepot_lf_stats.mem_allocated.
+ *
+ * Context: Any context.
+ * Return: the bytes of all the marks of @depot, every CPU's with
+ * %STACKDEPOT_LF_CPU_MARKS; 0 if @depot is NULL.
+ */
+size_t stackdepot_lf_marks_bytes(const struct stackdepot_lf *depot);
+
 #endif /* _LIB_STACKDEPOT_LF_TEST_H */

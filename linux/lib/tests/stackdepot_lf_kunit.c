@@ -2619,6 +2619,112 @@ static void test_cpu_marks(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cpu_marks_do(test, &w[1], CPU_MARKS_GET));
 }
 
+/*
+ * What the per-CPU marks of a depot of the largest capacity cost: their
+ * bytes per CPU, and the worst time, over CLEAR_COST_ROUNDS rounds, of
+ * stackdepot_lf_clear_marks() and stackdepot_lf_clear_cpu_marks(), each
+ * with CLEAR_COST_STACKS stacks marked on the calling CPU, and of the
+ * first marked get_id after each, which may find work the clearing left.
+ * Printed, never asserted: a time is the machine's.
+ */
+#define CLEAR_COST_STACKS	1024
+#define CLEAR_COST_ROUNDS	80
+#define CLEAR_COST_DEPTH	8
+/* The capacity of ftrace's depots unless told otherwise */
+#define CLEAR_COST_DEFAULT	16384
+
+/* Mark every stack of the case on this CPU; returns the calls that failed. */
+static unsigned int clear_cost_mark_all(struct stackdepot_lf __rcu **ptr)
+{
+	unsigned long entries[CLEAR_COST_DEPTH];
+	unsigned int failed = 0;
+	stackdepot_lf_id_t id;
+	bool first;
+	u32 i;
+
+	for (i = 0; i < CLEAR_COST_STACKS; i++) {
+		make_stack(entries, CLEAR_COST_DEPTH, 5000 + i);
+		if (stackdepot_lf_get_id_rcu(ptr, entries, CLEAR_COST_DEPTH,
+					     &id, &first))
+			failed++;
+	}
+	return failed;
+}
+
+/* Nanoseconds of the first marked get_id of stack 5000; it must be first. */
+static u64 clear_cost_first(struct stackdepot_lf __rcu **ptr,
+			    unsigned int *wrong)
+{
+	unsigned long entries[CLEAR_COST_DEPTH];
+	stackdepot_lf_id_t id;
+	bool first = false;
+	int ret;
+	u64 t;
+
+	make_stack(entries, CLEAR_COST_DEPTH, 5000);
+	t = ktime_get_ns();
+	ret = stackdepot_lf_get_id_rcu(ptr, entries, CLEAR_COST_DEPTH, &id,
+				       &first);
+	t = ktime_get_ns() - t;
+	if (ret || !first)
+		(*wrong)++;
+	return t;
+}
+
+static void test_clear_marks_cost(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = STACKDEPOT_LF_MAX_RECORDS,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	struct stackdepot_lf_params q = {
+		.max_records = CLEAR_COST_DEFAULT,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	u64 t, all = 0, all_next = 0, cpu = 0, cpu_next = 0;
+	unsigned int r, failed = 0, wrong = 0;
+	struct stackdepot_lf __rcu *ptr;
+	struct stackdepot_lf *depot;
+	u32 i;
+
+	depot = create_depot(test, &q);
+	kunit_info(test, "%u records (%u slots): marks %zu bytes per CPU\n",
+		   q.max_records, 1U << stackdepot_lf_index_bits(&q),
+		   stackdepot_lf_marks_bytes(depot) / nr_cpu_ids);
+	depot = create_depot(test, &p);
+	RCU_INIT_POINTER(ptr, depot);
+	for (i = 0; i < CLEAR_COST_STACKS; i++)
+		get_id_grown(test, depot, CLEAR_COST_DEPTH, 5000 + i);
+	for (r = 0; r < CLEAR_COST_ROUNDS; r++) {
+		/* The marks, the clearing and the next call on one CPU */
+		migrate_disable();
+		failed += clear_cost_mark_all(&ptr);
+		t = ktime_get_ns();
+		stackdepot_lf_clear_marks(depot);
+		t = ktime_get_ns() - t;
+		all = max(all, t);
+		t = clear_cost_first(&ptr, &wrong);
+		all_next = max(all_next, t);
+		failed += clear_cost_mark_all(&ptr);
+		t = ktime_get_ns();
+		stackdepot_lf_clear_cpu_marks(depot);
+		t = ktime_get_ns() - t;
+		cpu = max(cpu, t);
+		t = clear_cost_first(&ptr, &wrong);
+		cpu_next = max(cpu_next, t);
+		migrate_enable();
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	kunit_info(test, "%u records (%u slots), %u CPUs: marks %zu bytes per CPU; worst of %u rounds with %u stacks marked: clear_marks %llu ns, its next get_id %llu ns; clear_cpu_marks %llu ns, its next get_id %llu ns\n",
+		   p.max_records, 1U << stackdepot_lf_index_bits(&p), nr_cpu_ids,
+		   stackdepot_lf_marks_bytes(depot) / nr_cpu_ids,
+		   CLEAR_COST_ROUNDS, CLEAR_COST_STACKS, all, all_next, cpu,
+		   cpu_next);
+}
+
 #define UNMARK_CPUS	8
 
 /*
@@ -3253,6 +3359,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_marks),
 	KUNIT_CASE(test_cpu_marks),
 	KUNIT_CASE(test_cpu_unmark_other),
+	KUNIT_CASE(test_clear_marks_cost),
 	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),

@@ -44,6 +44,8 @@ unsigned long sdlf_jiffies(void);
 #define jiffies			sdlf_jiffies()
 #define time_before(a, b)	((long)((a) - (b)) < 0)
 #define time_after(a, b)	time_before(b, a)
+u64 sdlf_now_ns(void);
+#define ktime_get_ns()		sdlf_now_ns()
 
 void msleep(unsigned int msecs);
 void usleep_range(unsigned long min, unsigned long max);
