@@ -60,9 +60,9 @@ typedef u32 __bitwise stackdepot_lf_id_t;
 /* Count the get_id calls that returned each record (see stackdepot_lf_info). */
 #define STACKDEPOT_LF_COUNT_REFS	0x1U
 /*
- * Keep a mark per record per CPU: each CPU's first use of a record is told
- * (see stackdepot_lf_get_id_rcu()). Costs a bit per table slot per
- * possible CPU.
+ * Keep the marks per CPU: each CPU's first use of a record is told (see
+ * stackdepot_lf_get_id_rcu()), and now and then a later one too. Costs
+ * 4 KiB per possible CPU at most, whatever the capacity.
  */
 #define STACKDEPOT_LF_CPU_MARKS		0x2U
 
@@ -321,8 +321,12 @@ int __must_check stackdepot_lf_get_id(struct stackdepot_lf *depot,
  *	store, or stackdepot_lf_clear_marks(), and the next clearing (for two
  *	if a call races with the clearing), false for the others; NULL leaves
  *	the mark alone. With %STACKDEPOT_LF_CPU_MARKS, the mark is the
- *	calling CPU's: one call per record per CPU is told true, and the
- *	caller keeps preemption disabled while it uses what it was told
+ *	calling CPU's: the first call per record per CPU is told true, and
+ *	the caller keeps preemption disabled while it uses what it was told;
+ *	a later call on that CPU may be told true again (the CPU keeps a
+ *	few thousand records' marks, and a call nested in another's update
+ *	of them, from an interrupt or NMI, is told true), but a call told
+ *	false always follows one told true on its CPU since the clearing
  *
  * For owners that replace or free their depot while get_id may run: the
  * check that a grace period waits for the caller, the load of *@depotp
@@ -419,14 +423,15 @@ void stackdepot_lf_release_ids(struct stackdepot_lf *depot);
  * reset clears the marks too. Calls running meanwhile may find their mark
  * cleared after they set it; the record's next caller is then told true
  * again. The clearing is fully ordered: a call that sets a mark the
- * clearing leaves set (it set it after the clearing read its word) sees
- * the caller's stores made before the clearing, and the marks are clear
- * before the caller's later accesses. A call that loaded a mark before it
- * was cleared is told false: the record's next caller is told true.
+ * clearing leaves set sees the caller's stores made before the clearing,
+ * and the marks are clear before the caller's later accesses. A call
+ * that loaded a mark before it was cleared may be told false: the
+ * record's next caller is told true.
  *
- * Context: Any context; takes time in proportion to the table size (a
- * bit per slot, 4 KiB for 32768 slots; per CPU with
- * %STACKDEPOT_LF_CPU_MARKS).
+ * Context: Any context. With %STACKDEPOT_LF_CPU_MARKS, one atomic
+ * operation (each CPU's next call that asks starts a new epoch of its
+ * marks, and wipes its 4 KiB once in many); without, takes time in
+ * proportion to the table size (a bit per slot, 4 KiB for 32768 slots).
  */
 void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
 
@@ -439,7 +444,8 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot);
  * that CPU's next call that asks for the mark of a record is told it set
  * it; the other CPUs' marks stay as they are. Equally fully ordered.
  *
- * Context: Any context, with preemption disabled; takes time in
+ * Context: Any context, with preemption disabled. With
+ * %STACKDEPOT_LF_CPU_MARKS, one atomic operation; without, takes time in
  * proportion to the table size (a bit per slot).
  */
 void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot);

@@ -59,18 +59,75 @@
  *
  * Marks
  * -----
- * Each slot has a mark bit (->marks). A get_id caller that asks for it
- * sets the mark of the slot it returns, and learns whether it was the one
- * to set it: one caller per record between its store, or
- * stackdepot_lf_clear_marks(), and the next clearing; a caller that could
- * not do what the mark stood for gives it back (stackdepot_lf_unmark()).
- * Reset clears the marks with the table. Users tell the first use of a
- * stack since a point of their choosing with it (ftrace writes a stack's
- * definition into its trace buffer then). With STACKDEPOT_LF_CPU_MARKS
- * each CPU has a bitmap of its own (->mark_words longs each, whole cache
- * lines apart), for users whose first use counts per CPU (ftrace's
- * buffers are per CPU, and each must hold the definitions of its own ids);
- * stackdepot_lf_clear_cpu_marks() clears the caller's CPU's alone.
+ * A get_id caller that asks for the mark of the record it gets learns
+ * whether it is the first to ask since a point of its choosing (ftrace
+ * writes a stack's definition into its trace buffer then): since the
+ * record's store, or stackdepot_lf_clear_marks(), and, with
+ * STACKDEPOT_LF_CPU_MARKS, stackdepot_lf_clear_cpu_marks() of its CPU.
+ * A caller that could not do what the mark stood for gives it back
+ * (stackdepot_lf_unmark()). A caller told "first" when another was told
+ * so already only does the work twice; one told "not first" when nobody
+ * did it loses what the mark stands for (a stack for ftrace's readers).
+ * Only the first kind of error is allowed, and only per CPU.
+ *
+ * Without STACKDEPOT_LF_CPU_MARKS, one mark bit per slot (->marks), set
+ * with test_and_set_bit() by any CPU, is exact: one caller per record
+ * between clearings. It costs a bit per slot, whatever the CPUs.
+ *
+ * With STACKDEPOT_LF_CPU_MARKS, a bit per slot per CPU would cost the
+ * capacity times the CPUs (128 KiB per CPU at the largest capacity) and
+ * a clearing would walk all of it. Instead each CPU keeps a small cache
+ * of the slots it was told "first" for: SDLF_MARK_SETS sets of two u16
+ * entries (4 KiB), fewer when the table has fewer slots. The set is
+ * picked by the low bits of the slot, and an entry holds the slot's other
+ * bits (its tag) and the CPU's epoch when it was told "first" there.
+ * Clearing does not touch the caches: stackdepot_lf_clear_marks() and
+ * reset add one to the depot's count of clearings (->mark_clears),
+ * stackdepot_lf_clear_cpu_marks() to its CPU's (->mark_cpu_clears); the
+ * CPU's next call that asks for a mark sees a sum that moved and starts a
+ * new epoch, in which no older entry matches. Epochs grow by one; before
+ * the entry's epoch field would wrap, the CPU wipes its cache (4 KiB,
+ * once in 2^(16 - tag bits) - 1 clearings: 63 at the largest capacity,
+ * 2047 at 32768 slots) and starts again from epoch 1. A caller is told
+ * "not first" only if an entry holds its slot's tag and the current
+ * epoch; otherwise it writes that entry, evicting the older entry of the
+ * set (a later call for the evicted slot is told "first" again: the
+ * harmless error). So the memory is a few KiB per CPU at any capacity,
+ * a clearing is one atomic add, and its cost moves to each CPU's next
+ * call: a compare, and a wipe of 4 KiB once in many clearings.
+ *
+ * Why "not first" is never wrong. Every access to a CPU's cache, its
+ * epoch and the sum it last saw is made by that CPU in a section
+ * (sdlf_mark_enter()) that a nested context (an interrupt or NMI of the
+ * same CPU, while preemption is disabled as get_id requires) cannot
+ * enter: a nested call that finds the section taken is told "first",
+ * writes nothing and reads nothing. So sections run one at a time on a
+ * CPU, each from start to end, and the cache behaves as a sequential
+ * structure. In it: (1) an entry is written only as "this slot, the
+ * current epoch" by a caller then told "first", or as 0 (empty: epoch 0
+ * is never current) by unmark and by the wipe, or moved whole to the
+ * other way of its set; (2) the epoch changes only
+ * from e to e + 1, or from the last value to 1 after the wipe, so no
+ * entry written before the change matches after it: within one cycle of
+ * epochs their values only grow, and a cycle starts with an empty cache;
+ * (3) a section starts a new epoch before any lookup if the sum of the
+ * depot's and its CPU's clearings differs from the sum it folded in last.
+ * Hence a caller told "not first" for slot @pos found an entry that a
+ * caller of its CPU told "first" for @pos wrote in the current epoch,
+ * after the epoch started, after every clearing whose count the section
+ * read, and that nobody gave back since. The sum could only come back
+ * to a value a CPU folded in after 2^BITS_PER_LONG clearings between two
+ * of its calls. Reset adds to the count before it publishes the next
+ * generation, so a slot of the next generation never matches an entry
+ * of the last (its callers load the state with acquire, then the count).
+ *
+ * Clearing races with callers as follows. A caller that read the count
+ * before it moved may be told "not first", as a call running during the
+ * clearing; the next call after the clearing starts a new epoch and is
+ * told "first". A caller that read the moved count starts a new epoch:
+ * the count is loaded with acquire, pairing with the fully ordered
+ * atomic_long_inc_return() of the clearing, so a caller whose mark the
+ * clearing leaves set sees what the clearer stored before it.
  *
  * Coding conventions in this file: @depot is the depot, @val a slot value,
  * @pos a slot index, @state the generation state word (the base of the
@@ -122,23 +179,29 @@
  *   cache line between them; readers sum the stripes. Such depots keep no
  *   other hit counter: their hits are the sum of the ref counts, which are
  *   longs so that a hot stack's count does not wrap on 64-bit.
- * - Marks are atomic bit operations that publish nothing: test_and_set_bit()
- *   decides which caller sets a mark, and the test_bit() before it keeps
- *   the callers of a marked record from writing its cache line. Reset
- *   clears them in its window with no caller left, before it publishes the
- *   next generation; stackdepot_lf_clear_marks() clears them under running
- *   callers one word at a time with xchg(), so that a caller racing with it
- *   may find its mark cleared just after setting it, and a second caller
- *   then sets it again: a clearing may elect two callers, never none. A
- *   caller that reads a word just before a clearing and tests a bit of it
- *   is told "not first" as before the clearing: the next caller is told
- *   "first". It skips the words it finds clear, so smp_mb() before and
- *   after it makes it fully ordered: pairing with the full barrier of
+ * - Marks without STACKDEPOT_LF_CPU_MARKS are atomic bit operations that
+ *   publish nothing: test_and_set_bit() decides which caller sets a mark,
+ *   and the test_bit() before it keeps the callers of a marked record
+ *   from writing its cache line. Reset clears them in its window with no
+ *   caller left, before it publishes the next generation;
+ *   stackdepot_lf_clear_marks() clears them under running callers one
+ *   word at a time with xchg(), so that a caller racing with it may find
+ *   its mark cleared just after setting it, and a second caller then sets
+ *   it again: a clearing may elect two callers, never none. A caller that
+ *   reads a word just before a clearing and tests a bit of it is told
+ *   "not first" as before the clearing: the next caller is told "first".
+ *   It skips the words it finds clear, so smp_mb() before and after it
+ *   makes it fully ordered: pairing with the full barrier of
  *   test_and_set_bit(), a caller that sets a mark the clearing left set
  *   sees what the clearer stored before it (ftrace's swap of buffers).
  *   stackdepot_lf_unmark() clears one bit with clear_bit(), after
  *   checking in a read section that the id is of the current generation,
  *   whose reset would clear the bit anyway.
+ * - Per-CPU marks (STACKDEPOT_LF_CPU_MARKS) are a CPU's own, touched only
+ *   by it in sections nested contexts stay out of (see "Marks" above).
+ *   The clearings are counted with atomic_long_inc_return(), fully
+ *   ordered, and callers load the depot's count with acquire: a caller
+ *   that sees a clearing sees what the clearer stored before it.
  * - The last-stack hint (sdlf_pcpu.last, see sdlf_get_id()) publishes
  *   nothing either: its CPU, that CPU's interrupts and NMIs read and write
  *   it whole with READ_ONCE() and WRITE_ONCE(), and a caller loads the
@@ -189,6 +252,16 @@ static_assert(SDLF_MAX_PROBE <= 2 * STACKDEPOT_LF_MIN_RECORDS);
 #define SDLF_MAX_CHUNK_SHIFT	13
 /* Entries of a new chunk directory */
 #define SDLF_DIR_MIN		8U
+/*
+ * Sets of a CPU's marks (STACKDEPOT_LF_CPU_MARKS), of two u16 entries
+ * each, unless the table has fewer slots than entries: 4 KiB per CPU.
+ * make run's workload uses a few hundred to a few thousand stacks per
+ * CPU; see "Marks" above for what a smaller cache costs.
+ */
+#define SDLF_MARK_SETS		1024U
+#define SDLF_MARK_WAYS		2U
+/* An entry's epoch field keeps a few bits at the largest capacity. */
+static_assert(ilog2(2 * STACKDEPOT_LF_MAX_RECORDS) - ilog2(SDLF_MARK_SETS) <= 12);
 
 struct sdlf_record {
 	u32 hash;
@@ -211,11 +284,17 @@ struct sdlf_pcpu {
 	u32 last;		/* id of this CPU's last get_id: sdlf_get_id() */
 	/*
 	 * Set at create, so that a hit loads them instead of computing them
-	 * from the CPU number: this CPU's marks (sdlf_marks()) and its
-	 * stripe of the hit counters (sdlf_count_hit()).
+	 * from the CPU number: the marks (the depot's bitmap, or this CPU's
+	 * cache of SDLF_MARK_WAYS u16 entries per set with CPU marks) and
+	 * this CPU's stripe of the hit counters (sdlf_count_hit()).
 	 */
-	unsigned long *marks;
+	void *marks;
 	u32 ref_stripe;
+	/* With CPU marks, see "Marks" above: this CPU's alone. */
+	u32 mark_epoch;		/* 1 to depot->mark_epochs; in a section */
+	bool mark_busy;		/* a section runs: sdlf_mark_enter() */
+	unsigned long mark_seen;	/* clearings folded in; in a section */
+	atomic_long_t mark_cpu_clears;	/* stackdepot_lf_clear_cpu_marks() */
 };
 
 struct stackdepot_lf {
@@ -230,10 +309,14 @@ struct stackdepot_lf {
 	u32 max_chunks;
 	u32 ref_stripes;
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
-	u32 mark_words;		/* longs of one bitmap of marks */
-	u32 mark_sets;		/* bitmaps: nr_cpu_ids with CPU marks, or 1 */
+	u32 mark_words;		/* longs of the bitmap, or of a CPU's cache */
+	u32 mark_sets;		/* sets of a CPU's cache, 0 without CPU marks */
+	u32 mark_tag_shift;	/* slot bits a set's index takes */
+	u32 mark_epoch_shift;	/* slot bits an entry's tag takes */
+	u32 mark_epochs;	/* the last epoch; see "Marks" above */
+	atomic_long_t mark_clears;	/* clear_marks() and resets, CPU marks */
 	u32 *slots;
-	unsigned long *marks;	/* a bit per slot per set, see "Marks" above */
+	unsigned long *marks;	/* the bitmap, or every CPU's cache */
 	u8 * __rcu *chunks;	/* chunk directory, replaced by growth */
 	atomic_long_t **ref_blocks;	/* max_ref_blocks entries, or NULL */
 	struct sdlf_pcpu __percpu *pcpu;
@@ -840,35 +923,154 @@ static __always_inline void sdlf_remember(struct stackdepot_lf *depot,
 		WRITE_ONCE(*last, val);
 }
 
-/* The marks of the caller, in a read section (its CPU's, if per CPU). */
-static __always_inline unsigned long *sdlf_marks(struct stackdepot_lf *depot)
+/* The marks of the caller, in a read section: the bitmap or its CPU's. */
+static __always_inline void *sdlf_marks(struct stackdepot_lf *depot)
 {
 	return raw_cpu_ptr(depot->pcpu)->marks;
 }
 
 /*
- * Set the mark of slot @pos for a caller on the CPU of @pc that asked with
- * @first; called in a read section. No ordering: a mark publishes no data,
- * it only elects one caller, and the atomic test_and_set_bit() does that
- * alone.
+ * Enter the marks section of the CPU of @pc (see "Marks" above), or
+ * return false if a context this one interrupted is in it. Only that
+ * CPU's contexts touch @mark_busy, and each nested one runs from start
+ * to end between two instructions of the one it interrupts, leaving the
+ * flag as it found it: the test and the store need not be one atomic
+ * operation. The barrier() calls keep the section's accesses inside.
  */
-static __always_inline void sdlf_mark(struct sdlf_pcpu *pc, u32 pos,
+static __always_inline bool sdlf_mark_enter(struct sdlf_pcpu *pc)
+{
+	if (READ_ONCE(pc->mark_busy))
+		return false;
+	WRITE_ONCE(pc->mark_busy, true);
+	barrier();
+	return true;
+}
+
+static __always_inline void sdlf_mark_exit(struct sdlf_pcpu *pc)
+{
+	barrier();
+	WRITE_ONCE(pc->mark_busy, false);
+}
+
+/*
+ * The point of a marks section between a caller's lookup and its write
+ * of the entry, where the KUnit suite runs what an interrupt could.
+ */
+VISIBLE_IF_KUNIT void sdlf_mark_window(struct stackdepot_lf *depot, u32 pos)
+{
+	/* The stub lookup takes a spinlock: never from NMI. */
+	if (!in_nmi())
+		KUNIT_STATIC_STUB_REDIRECT(sdlf_mark_window, depot, pos);
+}
+EXPORT_SYMBOL_IF_KUNIT(sdlf_mark_window);
+
+/*
+ * Start the next epoch of the marks of the CPU of @pc, in its section,
+ * having folded in @seen clearings: no entry written before matches
+ * after. Before the epoch field would wrap, every entry is wiped.
+ */
+static noinline void sdlf_mark_new_epoch(struct stackdepot_lf *depot,
+					 struct sdlf_pcpu *pc,
+					 unsigned long seen)
+{
+	if (pc->mark_epoch >= depot->mark_epochs) {
+		memset(pc->marks, 0, depot->mark_sets * SDLF_MARK_WAYS *
+				     sizeof(u16));
+		pc->mark_epoch = 0;
+	}
+	pc->mark_epoch++;
+	pc->mark_seen = seen;
+}
+
+/*
+ * The entry slot @pos has in the current epoch of the CPU of @pc, in its
+ * section, and the set it goes in.
+ */
+static __always_inline u16 sdlf_mark_entry(struct stackdepot_lf *depot,
+					   struct sdlf_pcpu *pc, u32 pos,
+					   u16 **set)
+{
+	*set = (u16 *)pc->marks +
+	       (pos & (depot->mark_sets - 1)) * SDLF_MARK_WAYS;
+	return pc->mark_epoch << depot->mark_epoch_shift |
+	       pos >> depot->mark_tag_shift;
+}
+
+/*
+ * Is this the first caller on the CPU of @pc to ask for the mark of slot
+ * @pos since the CPU's marks were last cleared? Called in a read section;
+ * see "Marks" above for why "false" is never wrong.
+ */
+static __always_inline bool sdlf_mark_cpu(struct stackdepot_lf *depot,
+					  struct sdlf_pcpu *pc, u32 pos)
+{
+	unsigned long seen;
+	u16 *set, want;
+	bool first;
+
+	/* Nested in a section of this CPU: an extra "first" is harmless. */
+	if (unlikely(!sdlf_mark_enter(pc)))
+		return true;
+	/*
+	 * Pairs with atomic_long_inc_return() in stackdepot_lf_clear_marks()
+	 * (and the release of ->state after reset's increment): seeing the
+	 * clearing, the caller sees what the clearer stored before it. The
+	 * CPU's own count is written by its contexts only.
+	 */
+	seen = atomic_long_read_acquire(&depot->mark_clears) +
+	       atomic_long_read(&pc->mark_cpu_clears);
+	if (unlikely(seen != pc->mark_seen))
+		sdlf_mark_new_epoch(depot, pc, seen);
+	want = sdlf_mark_entry(depot, pc, pos, &set);
+	if (likely(set[0] == want)) {
+		first = false;
+	} else if (set[1] == want) {
+		/* The most recent first, so that a miss evicts the other. */
+		set[1] = set[0];
+		set[0] = want;
+		first = false;
+	} else {
+		if (IS_ENABLED(CONFIG_KUNIT))
+			sdlf_mark_window(depot, pos);
+		/* An entry of an older epoch goes first; else the older. */
+		if (set[0] >> depot->mark_epoch_shift == pc->mark_epoch)
+			set[1] = set[0];
+		set[0] = want;
+		first = true;
+	}
+	sdlf_mark_exit(pc);
+	return first;
+}
+
+/*
+ * Set the mark of slot @pos for a caller on the CPU of @pc that asked with
+ * @first; called in a read section. No ordering for the bitmap: a mark
+ * publishes no data, it only elects one caller, and the atomic
+ * test_and_set_bit() does that alone.
+ */
+static __always_inline void sdlf_mark(struct stackdepot_lf *depot,
+				      struct sdlf_pcpu *pc, u32 pos,
 				      bool *first)
 {
-	if (first)
+	if (!first)
+		return;
+	if (depot->mark_sets)
+		*first = sdlf_mark_cpu(depot, pc, pos);
+	else
 		*first = !test_bit(pos, pc->marks) &&
 			 !test_and_set_bit(pos, pc->marks);
 }
 
 /*
- * Clear every mark. A word is cleared whole with xchg(), an atomic like
- * the test_and_set_bit() of callers in sdlf_mark() it races with (a plain
- * store would be lost on architectures whose bit operations take a lock,
- * bringing back the other bits of the word): either comes first, and a
- * mark cleared after it was set is set again by the next caller. Words
- * with no mark are only read, so that clearing a depot whose stacks are
- * few does not dirty the lines every hit reads; so the loop orders
- * nothing by itself (stackdepot_lf_clear_marks() adds the barriers).
+ * Clear every mark of the bitmap (without CPU marks). A word is cleared
+ * whole with xchg(), an atomic like the test_and_set_bit() of callers in
+ * sdlf_mark() it races with (a plain store would be lost on architectures
+ * whose bit operations take a lock, bringing back the other bits of the
+ * word): either comes first, and a mark cleared after it was set is set
+ * again by the next caller. Words with no mark are only read, so that
+ * clearing a depot whose stacks are few does not dirty the lines every
+ * hit reads; so the loop orders nothing by itself
+ * (stackdepot_lf_clear_marks() adds the barriers).
  */
 static void sdlf_clear_words(unsigned long *marks, size_t words)
 {
@@ -877,12 +1079,6 @@ static void sdlf_clear_words(unsigned long *marks, size_t words)
 	for (i = 0; i < words; i++)
 		if (READ_ONCE(marks[i]))
 			xchg(&marks[i], 0);
-}
-
-static void sdlf_clear_marks(struct stackdepot_lf *depot)
-{
-	sdlf_clear_words(depot->marks,
-			 (size_t)depot->mark_sets * depot->mark_words);
 }
 
 bool stackdepot_lf_caller_visible(void)
@@ -920,7 +1116,8 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			}
 			if (sdlf_slot_publish(depot, pos, new_val)) {
 				sdlf_count(&depot->pcpu->inserts);
-				sdlf_mark(raw_cpu_ptr(depot->pcpu), pos, first);
+				sdlf_mark(depot, raw_cpu_ptr(depot->pcpu), pos,
+					  first);
 				*id = sdlf_make_id(state, pos);
 				sdlf_remember(depot, *id);
 				return 0;
@@ -938,7 +1135,7 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			sdlf_count_hit(depot, pc, sdlf_record(depot, val));
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
-			sdlf_mark(pc, pos, first);
+			sdlf_mark(depot, pc, pos, first);
 			*id = sdlf_make_id(state, pos);
 			sdlf_remember(depot, *id);
 			ret = 0;
@@ -1009,7 +1206,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 	sdlf_remember(depot, sdlf_make_id(state, pos));
 hit:
 	sdlf_count_hit(depot, pc, rec);
-	sdlf_mark(pc, pos, first);
+	sdlf_mark(depot, pc, pos, first);
 	*id = sdlf_make_id(state, pos);
 	return 0;
 slow:
@@ -1153,8 +1350,16 @@ void stackdepot_lf_reset(struct stackdepot_lf *depot)
 	sdlf_synchronize();
 
 	memset(depot->slots, 0, (size_t)(depot->slot_mask + 1) * sizeof(u32));
-	/* Not memset(): stackdepot_lf_clear_marks() may run meanwhile. */
-	sdlf_clear_marks(depot);
+	if (depot->mark_sets) {
+		/*
+		 * Every CPU starts a new epoch at its next call: ordered
+		 * before them by the release of ->state below.
+		 */
+		atomic_long_inc(&depot->mark_clears);
+	} else {
+		/* Not memset(): stackdepot_lf_clear_marks() may run meanwhile. */
+		sdlf_clear_words(depot->marks, depot->mark_words);
+	}
 	records = atomic_read(&depot->nr_records);
 	if (depot->ref_blocks) {
 		/* Before the counters go: stackdepot_lf_stats() reads both. */
@@ -1222,6 +1427,15 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 {
 	if (!depot)
 		return;
+	if (depot->mark_sets) {
+		/*
+		 * Fully ordered; pairs with the acquire in sdlf_mark_cpu():
+		 * a caller that sees the new count sees the caller's earlier
+		 * stores, and the count moves before its later accesses.
+		 */
+		atomic_long_inc_return(&depot->mark_clears);
+		return;
+	}
 	/*
 	 * The words found clear are not written: without this barrier the
 	 * caller's earlier stores could pass the loads of the marks, and
@@ -1230,7 +1444,7 @@ void stackdepot_lf_clear_marks(struct stackdepot_lf *depot)
 	 * test_and_set_bit().
 	 */
 	smp_mb();
-	sdlf_clear_marks(depot);
+	sdlf_clear_words(depot->marks, depot->mark_words);
 	/* As above: the marks are clear before the caller's later accesses. */
 	smp_mb();
 }
@@ -1240,19 +1454,43 @@ void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot)
 {
 	if (!depot)
 		return;
-	/* Pairs with get_id's test_and_set_bit(), as in clear_marks(). */
-	smp_mb();
+	if (!depot->mark_sets) {
+		stackdepot_lf_clear_marks(depot);
+		return;
+	}
 	/*
 	 * The read section only pins the CPU (the caller keeps it pinned
 	 * from its get_id on); the marks are there whether RCU waits or not.
 	 */
 	sdlf_read_lock();
-	sdlf_clear_words(sdlf_marks(depot), depot->mark_words);
+	/*
+	 * Fully ordered, as in stackdepot_lf_clear_marks(); read by this
+	 * CPU's next section, in program order or in a nested context.
+	 */
+	atomic_long_inc_return(&raw_cpu_ptr(depot->pcpu)->mark_cpu_clears);
 	sdlf_read_unlock();
-	/* As in stackdepot_lf_clear_marks(): clear before later accesses. */
-	smp_mb();
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_clear_cpu_marks);
+
+/* Empty the entry of slot @pos in the caller's CPU's marks, if it has one. */
+static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
+{
+	struct sdlf_pcpu *pc = raw_cpu_ptr(depot->pcpu);
+	u16 *set, want;
+	unsigned int i;
+
+	/*
+	 * Nested in a section: this context's calls were told "first" and
+	 * wrote nothing. An entry of an epoch since ended matches nothing.
+	 */
+	if (!sdlf_mark_enter(pc))
+		return;
+	want = sdlf_mark_entry(depot, pc, pos, &set);
+	for (i = 0; i < SDLF_MARK_WAYS; i++)
+		if (set[i] == want)
+			set[i] = 0;
+	sdlf_mark_exit(pc);
+}
 
 void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 {
@@ -1264,7 +1502,9 @@ void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 	if (likely(sdlf_read_lock())) {
 		/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 		state = smp_load_acquire(&depot->state);
-		if ((raw & ~depot->slot_mask) == state)
+		if ((raw & ~depot->slot_mask) == state && depot->mark_sets)
+			sdlf_mark_give_back(depot, raw & depot->slot_mask);
+		else if ((raw & ~depot->slot_mask) == state)
 			clear_bit(raw & depot->slot_mask, sdlf_marks(depot));
 	}
 	sdlf_read_unlock();
@@ -1609,8 +1849,8 @@ struct sdlf_geometry {
 	u32 ref_stripes;
 	u32 max_ref_blocks;	/* 0 without STACKDEPOT_LF_COUNT_REFS */
 	u32 ref_blocks;		/* at create */
-	u32 mark_words;		/* longs of one bitmap of marks */
-	u32 mark_sets;		/* nr_cpu_ids with STACKDEPOT_LF_CPU_MARKS, or 1 */
+	u32 mark_words;		/* longs of the bitmap, or of a CPU's cache */
+	u32 mark_sets;		/* sets of a CPU's cache, 0 without CPU marks */
 };
 
 /* Entries of a chunk directory that lists @chunks of at most @max_chunks. */
@@ -1659,12 +1899,14 @@ static void sdlf_geometry(const struct stackdepot_lf_params *params,
 	g->dir_size = sdlf_dir_entries(g->chunks, g->max_chunks);
 	g->ref_stripes = sdlf_ref_stripes();
 	g->mark_words = BITS_TO_LONGS(slots);
-	g->mark_sets = 1;
+	g->mark_sets = 0;
 	if (params->flags & STACKDEPOT_LF_CPU_MARKS) {
+		/* Two slots per set at most: a cache that small is exact. */
+		g->mark_sets = min(SDLF_MARK_SETS, slots / SDLF_MARK_WAYS);
 		/* Each CPU's on lines of its own: they are written often. */
-		g->mark_words = ALIGN(g->mark_words,
+		g->mark_words = ALIGN(DIV_ROUND_UP(g->mark_sets * SDLF_MARK_WAYS *
+						   sizeof(u16), sizeof(long)),
 				      SMP_CACHE_BYTES / sizeof(long));
-		g->mark_sets = nr_cpu_ids;
 	}
 	g->max_ref_blocks = 0;
 	g->ref_blocks = 0;
@@ -1681,7 +1923,8 @@ static size_t sdlf_mem_base(const struct sdlf_geometry *g)
 {
 	return sizeof(struct stackdepot_lf) +
 	       (size_t)g->slots * sizeof(u32) +
-	       (size_t)g->mark_sets * g->mark_words * sizeof(unsigned long) +
+	       (size_t)(g->mark_sets ? nr_cpu_ids : 1) * g->mark_words *
+	       sizeof(unsigned long) +
 	       nr_cpu_ids * sizeof(struct sdlf_pcpu) +
 	       g->dir_size * sizeof(u8 *) +
 	       g->max_ref_blocks * sizeof(atomic_long_t *);
@@ -1714,8 +1957,10 @@ EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_mem_size);
 
 size_t stackdepot_lf_marks_bytes(const struct stackdepot_lf *depot)
 {
-	return depot ? (size_t)depot->mark_sets * depot->mark_words *
-		       sizeof(unsigned long) : 0;
+	if (!depot)
+		return 0;
+	return (size_t)(depot->mark_sets ? nr_cpu_ids : 1) * depot->mark_words *
+	       sizeof(unsigned long);
 }
 EXPORT_SYMBOL_IF_KUNIT(stackdepot_lf_marks_bytes);
 #endif
@@ -1757,6 +2002,14 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	depot->max_ref_blocks = g.max_ref_blocks;
 	depot->mark_words = g.mark_words;
 	depot->mark_sets = g.mark_sets;
+	if (g.mark_sets) {
+		depot->mark_tag_shift = ilog2(g.mark_sets);
+		depot->mark_epoch_shift = depot->index_bits -
+					  depot->mark_tag_shift;
+		/* The entry's bits above its tag, 6 of 16 at the least */
+		depot->mark_epochs = (1U << (16 - depot->mark_epoch_shift)) - 1;
+	}
+	atomic_long_set(&depot->mark_clears, 0);
 	mutex_init(&depot->reset_lock);
 	mutex_init(&depot->grow_lock);
 	init_irq_work(&depot->grow_irq, sdlf_grow_irq);
@@ -1765,7 +2018,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	atomic64_set(&depot->hits_base, 0);
 
 	depot->slots = kvcalloc(slots, sizeof(u32), GFP_KERNEL);
-	depot->marks = kvcalloc((size_t)g.mark_sets * g.mark_words,
+	depot->marks = kvcalloc((size_t)(g.mark_sets ? nr_cpu_ids : 1) *
+				g.mark_words,
 				sizeof(unsigned long), GFP_KERNEL);
 	RCU_INIT_POINTER(depot->chunks, kvcalloc(depot->dir_size, sizeof(u8 *),
 						 GFP_KERNEL));
@@ -1784,8 +2038,10 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 	for_each_possible_cpu(cpu) {
 		pc = per_cpu_ptr(depot->pcpu, cpu);
 		pc->marks = depot->marks;
-		if (g.mark_sets > 1)
-			pc->marks += (size_t)cpu * g.mark_words;
+		if (g.mark_sets)
+			pc->marks = depot->marks + (size_t)cpu * g.mark_words;
+		/* Epoch 0 would match the empty entries. */
+		pc->mark_epoch = 1;
 		pc->ref_stripe = cpu & (g.ref_stripes - 1);
 	}
 

@@ -11,6 +11,7 @@
 /* Replaced by the KUnit suite through kunit_activate_static_stub(). */
 bool sdlf_slot_publish(struct stackdepot_lf *depot, u32 pos, u32 val);
 u32 sdlf_hash(const unsigned long *entries, unsigned int nr_entries);
+void sdlf_mark_window(struct stackdepot_lf *depot, u32 pos);
 /* Let the KUnit suite reach the wrap of the id space, and shrink it. */
 u64 sdlf_ids_set_next(u64 next);
 u64 sdlf_ids_set_space(u64 space);

@@ -173,6 +173,9 @@ static inline void clear_bit(unsigned long nr, unsigned long *addr)
 			   __ATOMIC_RELAXED);
 }
 
+/* What the compiler may not move accesses across, as the kernel's. */
+#define barrier()	do { __asm__ __volatile__("" ::: "memory"); } while (0)
+
 /* Fully ordered, as the kernel's is. */
 #define xchg(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
 
@@ -183,6 +186,10 @@ typedef struct { long counter; } atomic_long_t;
 static inline type pfx##_read(const pfx##_t *v)				\
 {									\
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);		\
+}									\
+static inline type pfx##_read_acquire(const pfx##_t *v)		\
+{									\
+	return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);		\
 }									\
 static inline void pfx##_set(pfx##_t *v, type i)			\
 {									\
@@ -199,6 +206,11 @@ static inline void pfx##_sub(type i, pfx##_t *v)			\
 static inline void pfx##_inc(pfx##_t *v)				\
 {									\
 	pfx##_add(1, v);						\
+}									\
+/* Fully ordered, like every value-returning atomic of the kernel. */	\
+static inline type pfx##_inc_return(pfx##_t *v)			\
+{									\
+	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_SEQ_CST);	\
 }									\
 static inline void pfx##_dec(pfx##_t *v)				\
 {									\

@@ -775,7 +775,11 @@ static void test_clear_marks_ordered(struct kunit *test)
  * the caller's CPU, as an interrupt would, or on another CPU, a thread
  * the caller waits for (with marks shared: per-CPU marks make each CPU's
  * first its own). Both on a record the caller stores and on one stored
- * before, its mark cleared; with marks shared and per CPU.
+ * before, its mark cleared; with marks shared and per CPU. Per-CPU marks
+ * are a cache the CPU updates in a section a nested call stays out of:
+ * the sdlf_mark_window() stub runs the nested call between the caller's
+ * lookup and its write, and both are told "first" (the nested one
+ * because it could not look), the next caller "not first".
  */
 #define MARK_RACE_DEPTH	10
 
@@ -827,10 +831,19 @@ static void mark_race_hook(const unsigned long *addr, unsigned long nr)
 	wait_for_completion_timeout(&mr.done, 120 * HZ);
 }
 
+/* The sdlf_mark_window() stub: the nested call, once. */
+static void mark_race_window(struct stackdepot_lf *depot, u32 pos)
+{
+	kunit_deactivate_static_stub(kunit_get_current_test(),
+				     sdlf_mark_window);
+	mark_race_call();
+}
+
 /* One race of the caller and the other on stack @nr of @depot. */
 static void mark_race(struct kunit *test, struct stackdepot_lf *depot,
 		      bool other_cpu, u32 nr, const char *what)
 {
+	bool cpu_marks = strstr(what, "CPU marks");
 	struct stackdepot_lf __rcu *ptr;
 	stackdepot_lf_id_t id;
 	bool first;
@@ -845,15 +858,25 @@ static void mark_race(struct kunit *test, struct stackdepot_lf *depot,
 		mr.task = start_kthread(test, mark_race_thread, NULL, 1,
 					"sdlf_mark_race");
 	}
-	/* Pairs with the acquire in sdlf_test_bit_hook_run(). */
-	__atomic_store_n(&sdlf_test_bit_hook, mark_race_hook,
-			 __ATOMIC_RELEASE);
+	if (cpu_marks) {
+		kunit_activate_static_stub(test, sdlf_mark_window,
+					   mark_race_window);
+	} else {
+		/* Pairs with the acquire in sdlf_test_bit_hook_run(). */
+		__atomic_store_n(&sdlf_test_bit_hook, mark_race_hook,
+				 __ATOMIC_RELEASE);
+	}
 	first = get_id_marked(test, &ptr, MARK_RACE_DEPTH, nr, &id);
 	KUNIT_EXPECT_TRUE(test, !sdlf_test_bit_hook);
+	kunit_deactivate_static_stub(test, sdlf_mark_window);
 	KUNIT_EXPECT_EQ(test, mr.ret, 0);
 	KUNIT_EXPECT_EQ(test, stackdepot_lf_id_to_u32(id),
 			stackdepot_lf_id_to_u32(mr.id));
-	if (first + mr.first != 1)
+	if (cpu_marks && !(first && mr.first))
+		KUNIT_FAIL(test, "%s, nested: caller %s, nested %s, want both first",
+			   what, first ? "first" : "not first",
+			   mr.first ? "first" : "not first");
+	else if (!cpu_marks && first + mr.first != 1)
 		KUNIT_FAIL(test, "%s, other caller %s: %d callers told first",
 			   what, other_cpu ? "on another CPU" : "nested",
 			   first + mr.first);

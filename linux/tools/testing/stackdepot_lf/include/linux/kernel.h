@@ -20,17 +20,7 @@
 #define __noreturn	__attribute__((__noreturn__))
 typedef unsigned int gfp_t;
 
-/* Atomics of the tests, fully ordered where the kernel's are. */
-static inline int atomic_inc_return(atomic_t *v)
-{
-	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_SEQ_CST);
-}
-
-static inline int atomic_read_acquire(const atomic_t *v)
-{
-	return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);
-}
-
+/* atomic_inc_return() and atomic_read_acquire() are harness.h's. */
 #define cmpxchg(p, old, new) ({						\
 	__typeof__(*(p)) __o = (old);					\
 	__atomic_compare_exchange_n((p), &__o, (new), false,		\
