@@ -2725,6 +2725,254 @@ static void test_clear_marks_cost(struct kunit *test)
 		   cpu_next);
 }
 
+/*
+ * Per-CPU marks are a cache of SDLF_MARK_SETS (1024) sets of two u16
+ * entries per CPU, fewer sets when the table has fewer than two slots
+ * per set: an entry holds the slot's bits above its set's and, above
+ * them, the epoch, from 1 to the last the bits left hold; a CPU wipes its
+ * cache before it starts again at 1.
+ */
+static unsigned int mark_epochs_for(const struct stackdepot_lf_params *p)
+{
+	unsigned int bits = stackdepot_lf_index_bits(p);
+	unsigned int sets = min(1024U, 1U << (bits - 1));
+
+	return (1U << (16 - (bits - ilog2(sets)))) - 1;
+}
+
+/*
+ * get_id_rcu() of synthetic stack @nr of @depth frames, asking for the
+ * mark: 1 if told "first", 0 if not, -1 on error. No assertion, for the
+ * cases that run with migration off.
+ */
+static int mark_of(struct stackdepot_lf __rcu **ptr, unsigned int depth,
+		   u32 nr)
+{
+	unsigned long entries[TEST_DEPTH];
+	stackdepot_lf_id_t id;
+	bool first = false;
+
+	make_stack(entries, depth, nr);
+	if (stackdepot_lf_get_id_rcu(ptr, entries, depth, &id, &first))
+		return -1;
+	return first;
+}
+
+#define EPOCHS_DEPTH	6
+
+/*
+ * Per-CPU marks across their epochs, on one CPU: an entry of an older
+ * epoch never matches, neither in the cycle of epochs it was written in
+ * (each clearing starts the next epoch) nor in the next cycle, where its
+ * epoch comes round again: stack 1000 + e, marked in epoch e of the
+ * first cycle, is "first" again in epoch e of the second. The clearings
+ * alternate between every CPU's marks and this CPU's.
+ */
+static void test_cpu_marks_epochs(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 65536,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	unsigned int epochs = mark_epochs_for(&p), e, cycle;
+	unsigned int failed = 0, missed = 0, wrong = 0;
+	struct stackdepot_lf __rcu *ptr;
+	struct stackdepot_lf *depot;
+	int r;
+
+	depot = create_depot(test, &p);
+	RCU_INIT_POINTER(ptr, depot);
+	for (e = 1; e <= epochs; e++)
+		get_id_grown(test, depot, EPOCHS_DEPTH, 1000 + e);
+	migrate_disable();
+	for (cycle = 0; cycle < 2; cycle++) {
+		for (e = 1; e <= epochs; e++) {
+			r = mark_of(&ptr, EPOCHS_DEPTH, 1000 + e);
+			failed += r < 0;
+			/* The harmful error: "not first" since the clearing */
+			wrong += r == 0;
+			r = mark_of(&ptr, EPOCHS_DEPTH, 1000 + e);
+			failed += r < 0;
+			/* A second call in a row finds the entry just written */
+			missed += r == 1;
+			if (e & 1)
+				stackdepot_lf_clear_marks(depot);
+			else
+				stackdepot_lf_clear_cpu_marks(depot);
+		}
+	}
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, missed, 0U);
+	kunit_info(test, "%u epochs per cycle, two cycles\n", epochs);
+}
+
+#define COLLIDE_STACKS	4096
+#define COLLIDE_CALLS	(8 * COLLIDE_STACKS)
+#define COLLIDE_ROUNDS	4
+#define COLLIDE_DEPTH	8
+
+/*
+ * Per-CPU marks that collide: COLLIDE_STACKS stacks in a table of 16384
+ * slots, eight slots per set of two entries, called in a random order on
+ * one CPU, for a few rounds each after a clearing. A call told "not
+ * first" must follow a call of the same stack told "first" since the
+ * clearing: a collision may only evict, and the evicted stack is told
+ * "first" again, an extra definition that is counted and printed.
+ */
+static void test_cpu_marks_collisions(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 8192,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	unsigned int round, c, i, failed = 0, wrong = 0, extra = 0;
+	struct stackdepot_lf __rcu *ptr;
+	struct stackdepot_lf *depot;
+	struct rnd_state rnd;
+	bool *told;
+	int r;
+
+	told = kunit_kcalloc(test, COLLIDE_STACKS, sizeof(*told), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, told);
+	depot = create_depot(test, &p);
+	RCU_INIT_POINTER(ptr, depot);
+	for (i = 0; i < COLLIDE_STACKS; i++)
+		get_id_grown(test, depot, COLLIDE_DEPTH, 20000 + i);
+	prandom_seed_state(&rnd, 49);
+	for (round = 0; round < COLLIDE_ROUNDS; round++) {
+		memset(told, 0, COLLIDE_STACKS * sizeof(*told));
+		migrate_disable();
+		if (round & 1)
+			stackdepot_lf_clear_marks(depot);
+		else
+			stackdepot_lf_clear_cpu_marks(depot);
+		for (c = 0; c < COLLIDE_CALLS; c++) {
+			i = prandom_u32_state(&rnd) % COLLIDE_STACKS;
+			r = mark_of(&ptr, COLLIDE_DEPTH, 20000 + i);
+			if (r < 0)
+				failed++;
+			else if (r)
+				extra += told[i];
+			else if (!told[i])
+				wrong++;
+			told[i] |= r == 1;
+		}
+		migrate_enable();
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	kunit_info(test, "%u rounds of %u calls of %u stacks: %u extra firsts (evicted)\n",
+		   COLLIDE_ROUNDS, COLLIDE_CALLS, COLLIDE_STACKS, extra);
+}
+
+#define NEST_DEPTH	7
+
+/* What the sdlf_mark_window() stub of test_cpu_marks_nested() runs. */
+static struct {
+	struct stackdepot_lf __rcu *ptr;
+	u32 nr;		/* the nested call's stack */
+	bool clear;	/* the nested context clears its CPU's marks first */
+	int first;	/* the nested call's answer, as mark_of(); -2 not run */
+} nest;
+
+/* The sdlf_mark_window() stub, once: a nested context's calls. */
+static void nest_window(struct stackdepot_lf *depot, u32 pos)
+{
+	kunit_deactivate_static_stub(kunit_get_current_test(),
+				     sdlf_mark_window);
+	if (nest.clear)
+		stackdepot_lf_clear_cpu_marks(depot);
+	nest.first = mark_of(&nest.ptr, NEST_DEPTH, nest.nr);
+}
+
+/* The caller's call of stack @nr with the nested one armed; as mark_of(). */
+static int nest_call(struct kunit *test, u32 nr, u32 nested_nr, bool clear)
+{
+	nest.nr = nested_nr;
+	nest.clear = clear;
+	nest.first = -2;
+	kunit_activate_static_stub(test, sdlf_mark_window, nest_window);
+	return mark_of(&nest.ptr, NEST_DEPTH, nr);
+}
+
+/*
+ * A call nested in its CPU's update of the marks by another, as an
+ * interrupt or NMI would run it between the caller's lookup and its write
+ * (the sdlf_mark_window() stub, on the same thread). The nested call of
+ * the same stack is told "first", as the caller is: it could not look;
+ * the next call is not. A clearing of the CPU's marks by the nested
+ * context counts for the next call. And, at each of a few counts of
+ * clearings around the end of a cycle of epochs, the nested context
+ * clears and calls with a new stack, which would start the next cycle
+ * and wipe the cache were it let in: the entry the caller writes must not
+ * survive into that cycle, where its epoch comes round again, so the
+ * caller's stack is "first" in every epoch of the next cycle.
+ */
+static void test_cpu_marks_nested(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 65536,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	unsigned int epochs = mark_epochs_for(&p), e, failed = 0, wrong = 0;
+	struct stackdepot_lf *depot;
+	int r, off;
+
+	depot = create_depot(test, &p);
+	RCU_INIT_POINTER(nest.ptr, depot);
+	get_id_grown(test, depot, NEST_DEPTH, 3000);
+	get_id_grown(test, depot, NEST_DEPTH, 3001);
+	get_id_grown(test, depot, NEST_DEPTH, 3002);
+	migrate_disable();
+	/* The same stack: both first, the next call not. */
+	r = nest_call(test, 3000, 3000, false);
+	KUNIT_EXPECT_EQ(test, r, 1);
+	KUNIT_EXPECT_EQ(test, nest.first, 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3000), 0);
+	/* A nested clearing: the caller's mark does not outlive it. */
+	r = nest_call(test, 3001, 3002, true);
+	KUNIT_EXPECT_EQ(test, r, 1);
+	KUNIT_EXPECT_EQ(test, nest.first, 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3001), 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3002), 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3000), 1);
+	migrate_enable();
+
+	for (off = -2; off <= 2; off++) {
+		depot = create_depot(test, &p);
+		RCU_INIT_POINTER(nest.ptr, depot);
+		get_id_grown(test, depot, NEST_DEPTH, 3000);
+		get_id_grown(test, depot, NEST_DEPTH, 3001);
+		migrate_disable();
+		/* To the last epoch of the cycle, give or take @off */
+		for (e = 1; e < epochs + off; e++) {
+			stackdepot_lf_clear_cpu_marks(depot);
+			failed += mark_of(&nest.ptr, NEST_DEPTH, 3001) < 0;
+		}
+		failed += nest_call(test, 3000, 3001, true) != 1;
+		failed += nest.first != 1;
+		/* Stack 3000 only after a cycle: every epoch of it once */
+		for (e = 1; e <= epochs + 2; e++) {
+			stackdepot_lf_clear_cpu_marks(depot);
+			failed += mark_of(&nest.ptr, NEST_DEPTH, 3001) < 0;
+		}
+		for (e = 1; e <= epochs + 2; e++) {
+			r = mark_of(&nest.ptr, NEST_DEPTH, 3000);
+			failed += r < 0;
+			wrong += r == 0;
+			stackdepot_lf_clear_cpu_marks(depot);
+		}
+		migrate_enable();
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+}
+
 #define UNMARK_CPUS	8
 
 /*
@@ -3360,6 +3608,9 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_cpu_marks),
 	KUNIT_CASE(test_cpu_unmark_other),
 	KUNIT_CASE(test_clear_marks_cost),
+	KUNIT_CASE(test_cpu_marks_epochs),
+	KUNIT_CASE(test_cpu_marks_collisions),
+	KUNIT_CASE(test_cpu_marks_nested),
 	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
 	KUNIT_CASE(test_ids_system_wide),
