@@ -2726,8 +2726,8 @@ static void test_clear_marks_cost(struct kunit *test)
 }
 
 /*
- * Per-CPU marks are a cache of SDLF_MARK_SETS (1024) sets of two u16
- * entries per CPU, fewer sets when the table has fewer than two slots
+ * Per-CPU marks are a cache of SDLF_MARK_SETS (512) sets of four u16
+ * entries per CPU, fewer sets when the table has fewer than four slots
  * per set: an entry holds the slot's bits above its set's and, above
  * them, the epoch, from 1 to the last the bits left hold; a CPU wipes its
  * cache before it starts again at 1.
@@ -2735,7 +2735,7 @@ static void test_clear_marks_cost(struct kunit *test)
 static unsigned int mark_epochs_for(const struct stackdepot_lf_params *p)
 {
 	unsigned int bits = stackdepot_lf_index_bits(p);
-	unsigned int sets = min(1024U, 1U << (bits - 1));
+	unsigned int sets = min(512U, 1U << (bits - 2));
 
 	return (1U << (16 - (bits - ilog2(sets)))) - 1;
 }
@@ -2816,7 +2816,7 @@ static void test_cpu_marks_epochs(struct kunit *test)
 
 /*
  * Per-CPU marks that collide: COLLIDE_STACKS stacks in a table of 16384
- * slots, eight slots per set of two entries, called in a random order on
+ * slots, 32 slots per set of four entries, called in a random order on
  * one CPU, for a few rounds each after a clearing. A call told "not
  * first" must follow a call of the same stack told "first" since the
  * clearing: a collision may only evict, and the evicted stack is told
