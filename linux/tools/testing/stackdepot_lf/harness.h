@@ -174,7 +174,7 @@ static inline void clear_bit(unsigned long nr, unsigned long *addr)
 }
 
 /* What the compiler may not move accesses across, as the kernel's. */
-#define barrier()	do { __asm__ __volatile__("" ::: "memory"); } while (0)
+#define barrier()	({ __asm__ __volatile__("" ::: "memory"); })
 
 /* Fully ordered, as the kernel's is. */
 #define xchg(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
