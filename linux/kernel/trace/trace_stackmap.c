@@ -476,8 +476,8 @@ static __always_inline bool stackmap_lost_defs(struct trace_stackmap *sm,
  *	see stackmap_lost_defs()), while options/stackmap-defs is on
  *
  * Context: Any context, with preemption disabled. The first caller after
- * trace_stackmap_redefine() could not reach the depot clears its marks:
- * it reads a bit per slot of the depot.
+ * trace_stackmap_redefine() could not reach the depot clears its marks
+ * (stackdepot_lf_clear_marks(): one atomic operation).
  * Return: 0, -ENODEV if the instance has no depot, -EPERM if a grace period
  * would not wait for the caller, or the error of stackdepot_lf_get_id();
  * on error the caller records the full stack.
@@ -723,12 +723,12 @@ static bool trace_stackmap_write_def(struct trace_array *tr,
 	}
 	/*
 	 * If the mark survived the clearing of a swap (__update_max_tr()),
-	 * this load sees the swap: the mark's test_and_set_bit() and the
-	 * clearing are each fully ordered (the stores of the swap, then
-	 * smp_mb() in stackdepot_lf_clear_marks()), so one of the two sees
-	 * the other. Where the swap left the clearing to a caller of
-	 * trace_stackmap_get_id(), that caller saw the swap when it took
-	 * the request, before it set its mark.
+	 * this load sees the swap: a mark survives a clearing only if the
+	 * call that set it read the depot's clearing count after the
+	 * clearing added to it (an acquire in the depot), and that fully
+	 * ordered add follows the stores of the swap. Where the swap left
+	 * the clearing to a caller of trace_stackmap_get_id(), that caller
+	 * saw the swap when it took the request, before it set its mark.
 	 */
 	if (buffer != READ_ONCE(tr->array_buffer.buffer))
 		stackmap_undefine(tr, id);
