@@ -64,7 +64,8 @@
 # that differs in a file without markers) is in series/NN-name.diff, a
 # unified diff (diff -U1, applied with patch -F0) from what the markers
 # give to what the patch adds, applied after them; a file that it
-# names is made again by that patch too. No patch carries the
+# names is made again by that patch too. scripts/series-rediff.py
+# remakes such a diff when a change to the final file breaks it. No patch carries the
 # markers: each overlay file is laid out without them. series-check
 # proves that each patch builds and that the last tree is the overlay.
 #
