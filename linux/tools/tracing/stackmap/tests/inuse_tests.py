@@ -515,6 +515,32 @@ def run(r, kallsyms):
         eq(out, 'foo_bar 64\n', 'the slab layer\'s peak')
     r.check('inuse_instants', instants)
 
+    def krealloc():
+        # A krealloc() that moves the object traces kmalloc of the new
+        # object, then kfree of the old (6.12's krealloc_noprof()); one
+        # that keeps it in place traces nothing. The new object is held
+        # by the krealloc's stack, the old one by nobody.
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.kmem_alloc(at(10), 'kmalloc', 64, ptr=P)
+        t.stack_def(at(10), X1, [PW, A0])
+        t.stack_id(at(10), X1)
+        t.kmem_alloc(at(20), 'kmalloc', 128, ptr=P + 0x100)
+        t.stack_def(at(20), X2, S4)
+        t.stack_id(at(20), X2)
+        t.kfree(at(20), P)
+        path = os.path.join(r.tmp, 'krealloc.dat')
+        t.write(path)
+        out, _ = prof(['--inuse', us(15), '-l', 'slab', path])
+        eq(rows(out)[0]['slab'], [(1, 64, [sym(PW), sym(A0)])], 'before')
+        out, _ = prof(['--inuse', us(20), '-l', 'slab', path])
+        eq(rows(out)[0]['slab'], [(1, 128, [sym(A1)])], 'moved')
+        assert 'not in the table' not in out, out
+        out, _ = prof(['--inuse', 'peak', '-l', 'slab', path])
+        assert out.startswith('# %s: in use at %s s, the peak of the slab '
+                              'layer: 128 bytes in 1 objects;'
+                              % (path, us(20))), out
+    r.check('inuse_krealloc', krealloc)
+
     def instance():
         # --instance replays that buffer from its own first event.
         t = m.TraceDat(KALLSYMS, cpus=1, buffers=('foo',))
