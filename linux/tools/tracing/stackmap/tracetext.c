@@ -240,6 +240,20 @@ static size_t fold_frame_len(const char *frame, unsigned int flags)
 	return len;
 }
 
+/*
+ * The task of a stack: the kernel prints the stack's line with the
+ * context of its event, but the event line before it may be another
+ * CPU's, in a trace that merges CPUs by time. A line without a context
+ * keeps @comm, the task of the event line before it.
+ */
+static void stack_comm(const char *line, char *comm, size_t len)
+{
+	char line_comm[256];
+
+	if (parse_comm(line, line_comm, sizeof(line_comm)))
+		snprintf(comm, len, "%s", line_comm);
+}
+
 /* Events of the trace: ids are counted as "comm\x01id" until the end. */
 int fold_trace(FILE *in, struct counts *ids, struct counts *full,
 	       unsigned int flags, bool *boot_marked)
@@ -291,18 +305,13 @@ int fold_trace(FILE *in, struct counts *ids, struct counts *full,
 			*boot_marked = true;
 		tag = find_stack_id(line, &id, &end);
 		if (tag) {
-			/* The event line before the id names the task. */
-			if (!strcmp(comm, "[unknown]") &&
-			    parse_comm(line, line_comm, sizeof(line_comm)))
-				snprintf(comm, sizeof(comm), "%s", line_comm);
+			stack_comm(line, comm, sizeof(comm));
 			snprintf(key, sizeof(key), "%s\x01%08x", comm, id);
 			ret = counts_add(ids, key, 1);
 			continue;
 		}
 		if (strstr(line, STACK_TRACE_TAG)) {
-			if (!strcmp(comm, "[unknown]") &&
-			    parse_comm(line, line_comm, sizeof(line_comm)))
-				snprintf(comm, sizeof(comm), "%s", line_comm);
+			stack_comm(line, comm, sizeof(comm));
 			in_stack = true;
 			frames.len = 0;
 			continue;

@@ -621,6 +621,23 @@ def tests_fold(r):
                   stdin=tr.encode())
         eq(p.stdout.decode(), 'a;_stext;foo_bar;baz 2\n', 'stdout')
     r.check('fold_merges_ids_and_full_stacks', merged)
+
+    def comm_of_stack_line():
+        # The trace merges CPUs by time: another CPU's event can come
+        # between an event and its stack, whose own line names the task.
+        path = r.write('map.le', g.stream(RECS))
+        tr = ('  a-1 [000] ....: ev\n  b-2 [001] ....: ev\n'
+              '  a-1 [000] ....: <stack_id 0x00100005>\n'
+              '  b-2 [001] ....: <stack_id 0x00100001>\n'
+              '  c-3 [000] ....: ev\n  b-2 [001] ....: ev\n'
+              '  c-3 [000] ....: <stack trace>\n => baz\n'
+              '  b-2 [001] ....: ev\n<stack_id 0x00100005>\n')
+        p = r.run(['fold', '-m', path, '-k', r.kallsyms, '-'],
+                  stdin=tr.encode())
+        eq(p.stdout.decode(), 'a;_stext;foo_bar;baz 1\n'
+           'b;_stext;foo_bar;baz 1\nb;foo_bar;[FTRACE TRAMPOLINE];_stext 1\n'
+           'c;baz 1\n', 'stdout')
+    r.check('fold_comm_of_the_stack_line', comm_of_stack_line)
 # series: end
 
 
