@@ -7,9 +7,16 @@
 # stats and the traces themselves. Writes the artifacts of the stackmap
 # session, a folded-stacks file, a flame graph and summary.json.
 #
+# The stacks are the stackmap CLI's to read: "stackmap dump" decodes the
+# session's stack_map_bin, "stackmap fold" folds its trace, "stackmap
+# report" reads the trace-cmd session's trace.dat; the guest's kallsyms
+# (RAWDIR/kallsyms) names the frames. This script only counts the
+# trace's events and the kind of stack each carries, which no command
+# does for trace text.
+#
 # Usage: vm/run-report.py RAWDIR OUTDIR
 #        (STACKMAP_TOOLS: the build directory of tools/tracing/stackmap,
-#        for the report of the trace-cmd session's trace.dat)
+#        default the tree's own, built by "make tools")
 
 import html
 import json
@@ -17,17 +24,33 @@ import os
 import re
 import subprocess
 import sys
-
-# The stack_map parser of the stackmap tool's tests, without leaving a
-# __pycache__ in the tree.
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                                "..", "linux", "tools", "tracing", "stackmap",
-                                "tests"))
-import stackmap_text  # noqa: E402
+import zlib
 
 # The depot's memory target at this workload.
 DEPOT_TARGET = 256 * 1024
+
+TOOLS = os.environ.get("STACKMAP_TOOLS") or os.path.join(
+    os.path.dirname(os.path.realpath(__file__)), "..", "linux", "tools",
+    "tracing", "stackmap", "build")
+
+
+class ToolError(Exception):
+    pass
+
+
+def stackmap(*args):
+    """stdout of the stackmap CLI run with @args; ToolError if it fails."""
+    cmd = [os.path.join(TOOLS, "stackmap"), *args]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True,
+                             errors="replace")
+    except OSError as e:
+        raise ToolError(f"{cmd[0]}: {e.strerror} (make tools builds it)")
+    if res.returncode:
+        raise ToolError(f"{' '.join(cmd)}: exit {res.returncode}: "
+                        f"{res.stderr.strip()}")
+    return res.stdout
+
 
 EVENT_RE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                       r"\S+\s+(?P<ts>\d+\.\d+): (?P<what>.*)$")
@@ -59,38 +82,45 @@ def format_size(path):
     return end, fixed_array, elem
 
 
-def parse_trace(path):
-    """Events and their stacks: [(comm, event, ts, stack)] where stack is
-    ('full', [syms]), ('id', id) or None."""
+def scan_trace(path):
+    """The events of a trace text and the kind of stack each carries:
+    [(event, ts, stack)] where stack is ('full', depth), ('id', id) or
+    None. A stack entry belongs to the last event of its own CPU: the
+    trace merges the CPUs by time, and another CPU's event can come
+    between an event and its stack."""
     events = []
-    cur = None
+    last = {}       # cpu -> its last event
+    full = None     # the event whose "<stack trace>" the " => " lines are
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("#") or not line:
                 continue
             if line.startswith(" => "):
-                if cur is not None and cur[3] and cur[3][0] == "full":
-                    cur[3][1].append(line[4:].strip())
+                if full is not None:
+                    full[2] = ("full", full[2][1] + 1)
                 continue
+            full = None
             m = EVENT_RE.match(line)
             if not m:
                 continue
             what = m.group("what")
+            cur = last.get(m.group("cpu"))
             # A stack's definition: an entry of its own, not an event;
             # its "  [i] frame" lines match nothing here.
             if what.startswith("<stack_def "):
                 continue
             if what.startswith("<stack trace>"):
-                if cur is not None and cur[3] is None:
-                    cur[3] = ("full", [])
+                if cur is not None and cur[2] is None:
+                    cur[2] = ("full", 0)
+                    full = cur
                 continue
             if what.startswith("<stack_id "):
-                if cur is not None and cur[3] is None:
-                    cur[3] = ("id", what[len("<stack_id "):].rstrip(">"))
+                if cur is not None and cur[2] is None:
+                    cur[2] = ("id", what[len("<stack_id "):].split(">")[0])
                 continue
-            name = what.split(":", 1)[0]
-            cur = [m.group("comm").strip(), name, float(m.group("ts")), None]
+            cur = [what.split(":", 1)[0], float(m.group("ts")), None]
+            last[m.group("cpu")] = cur
             events.append(cur)
     return events
 
@@ -117,10 +147,6 @@ def cpu_stats(d):
                 tot[k] += int(float(kv.get(k, "0")))
     tot["cpus"] = cpus
     return tot
-
-
-def sym(s):
-    return re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+$", "", s)
 
 
 def written_bytes(d):
@@ -172,20 +198,30 @@ def definition_cost(sess):
             "exact": len(sizes) == defs and sum(sizes) == payload}
 
 
+def map_stacks(raw, d):
+    """{id: [frame]} of the session's stack_map_bin, by "stackmap dump",
+    frames as the kernel's stack_map prints them; {} without a map."""
+    path = os.path.join(d, "stack_map_bin")
+    if not os.path.exists(path):
+        return {}
+    dump = json.loads(stackmap("dump", "--json", "--kallsyms",
+                               os.path.join(raw, "kallsyms"), path))
+    return {r["id"]: [f["symbol"] for f in r["frames"]]
+            for r in dump["records"]}
+
+
 def session(raw, mode):
     d = os.path.join(raw, mode)
-    events = parse_trace(os.path.join(d, "trace"))
+    events = scan_trace(os.path.join(d, "trace"))
     stats = cpu_stats(d)
-    # Only the stackmap session saved a map.
-    path = os.path.join(d, "stack_map")
-    stacks = stackmap_text.read(path) if os.path.exists(path) else {}
     smstat = read_kv(os.path.join(d, "stack_map_stat"))
-    span = events[-1][2] - events[0][2] if len(events) > 1 else 0.0
-    with_stack = [e for e in events if e[3] is not None]
-    ids = sum(1 for e in with_stack if e[3][0] == "id")
+    span = events[-1][1] - events[0][1] if len(events) > 1 else 0.0
+    with_stack = [e for e in events if e[2] is not None]
+    ids = sum(1 for e in with_stack if e[2][0] == "id")
     return {
         "dir": d, "events": events,
-        "stacks": {sid: st.frames for sid, st in stacks.items()},
+        # Only the stackmap session saved a map.
+        "stacks": map_stacks(raw, d),
         "retained_events": len(events),
         "cpus": stats["cpus"],
         "ring_buffer_bytes": stats["bytes"],
@@ -221,13 +257,13 @@ def record_limit(off, on_dir):
     id_payload = format_size(os.path.join(on_dir, "format.kernel_stack_id"))[0]
     full = ids = 0
     depths = []
-    for comm, name, ts, stack in off["events"]:
+    for name, ts, stack in off["events"]:
         e = rb_bytes(ev_size.get(name, 0))
         if stack is None:
             full += e
             ids += e
             continue
-        depth = len(stack[1])
+        depth = stack[1]
         depths.append(depth)
         full += e + rb_bytes(caller_off + frame * depth)
         ids += e + rb_bytes(id_payload)
@@ -235,23 +271,18 @@ def record_limit(off, on_dir):
     return (full / ids if ids else 0), avg_depth, rb_bytes(id_payload)
 
 
-def resolved_stack(sess, stack):
-    if stack[0] == "full":
-        return [sym(s) for s in stack[1]]
-    return [sym(s) for s in sess["stacks"].get(stack[1], ["[unknown id]"])]
-
-
-def write_folded(sess, path):
-    folded = {}
-    for comm, name, ts, stack in sess["events"]:
-        if stack is None:
-            continue
-        frames = list(reversed(resolved_stack(sess, stack)))
-        key = ";".join([comm.replace(";", ":")] + frames)
-        folded[key] = folded.get(key, 0) + 1
+def write_folded(raw, sess, path):
+    """The session's trace folded by "stackmap fold" into @path; its
+    {stack: count}."""
+    text = stackmap("fold", "--map", os.path.join(sess["dir"], "stack_map_bin"),
+                    "--kallsyms", os.path.join(raw, "kallsyms"),
+                    os.path.join(sess["dir"], "trace"))
     with open(path, "w") as f:
-        for key in sorted(folded):
-            f.write(f"{key} {folded[key]}\n")
+        f.write(text)
+    folded = {}
+    for line in text.splitlines():
+        key, _, count = line.rpartition(" ")
+        folded[key] = int(count)
     return folded
 
 
@@ -281,7 +312,8 @@ def write_flamegraph(folded, path, title):
         if w < 0.5:
             return
         y = svg_h - (level + 1) * row
-        hue = (hash(name) % 60) + 10
+        # A hash that is the same in every run, unlike str's.
+        hue = (zlib.crc32(name.encode()) % 60) + 10
         label = html.escape(name)
         out.append(f'<g><title>{label} ({node["n"]} events)</title>'
                    f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{row - 1}" '
@@ -312,13 +344,12 @@ def tracecmd_report(raw, out, summary):
     definitions as it reads) and with "stackmap report" (two passes)."""
     d = os.path.join(raw, "tracecmd")
     dat = os.path.join(d, "trace.dat")
-    tools = os.environ.get("STACKMAP_TOOLS", "")
     print()
     if not os.path.exists(dat) or not os.path.getsize(dat):
         print("trace-cmd session: no trace.dat (see tracecmd/record.log)")
         return
     rc = open(os.path.join(d, "rc")).read().strip()
-    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=tools)
+    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=TOOLS)
     tc = subprocess.run(["trace-cmd", "report", "-i", dat], env=env,
                         capture_output=True, text=True, errors="replace")
     lines = tc.stdout.splitlines()
@@ -339,20 +370,18 @@ def tracecmd_report(raw, out, summary):
           f"({payload:,} bytes of entries)")
     print(f"  trace-cmd report + plugin_stackmap.so: {len(resolved):,} of "
           f"{len(ids):,} ids resolved from the definitions in the file")
-    rep = None
-    if tools and os.path.exists(os.path.join(tools, "stackmap")):
-        rep = subprocess.run([os.path.join(tools, "stackmap"), "report", dat],
-                             capture_output=True, text=True, errors="replace")
-        with open(os.path.join(out, "stackmap-report.txt"), "w") as f:
-            f.write(rep.stdout)
-        counts = rep.stderr.strip()
-        if counts.startswith("stackmap: "):
-            counts = counts[len("stackmap: "):]
-        print(f"  stackmap report (two passes): {counts}")
+    rep = subprocess.run([os.path.join(TOOLS, "stackmap"), "report", dat],
+                         capture_output=True, text=True, errors="replace")
+    with open(os.path.join(out, "stackmap-report.txt"), "w") as f:
+        f.write(rep.stdout)
+    counts = rep.stderr.strip()
+    if counts.startswith("stackmap: "):
+        counts = counts[len("stackmap: "):]
+    print(f"  stackmap report (two passes): {counts}")
     summary["tracecmd"] = {"trace_dat_bytes": os.path.getsize(dat),
                            "stack_ids": len(ids), "resolved": len(resolved),
                            "definitions": len(defs),
-                           "stackmap_report": rep.stderr.strip() if rep else None}
+                           "stackmap_report": rep.stderr.strip()}
     # An excerpt: the first definition, and the first id after it.
     if defs and resolved:
         print("  excerpt of trace-cmd report:")
@@ -370,10 +399,9 @@ def flight_report(raw, out, summary):
     the definitions the kernel wrote again as the buffer wrapped."""
     d = os.path.join(raw, "on")
     dat = os.path.join(d, "flight.dat")
-    tools = os.environ.get("STACKMAP_TOOLS", "")
     if not os.path.exists(dat) or not os.path.getsize(dat):
         return
-    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=tools)
+    env = dict(os.environ, TRACEEVENT_PLUGIN_DIR=TOOLS)
     tc = subprocess.run(["trace-cmd", "report", "-i", dat], env=env,
                         capture_output=True, text=True, errors="replace")
     lines = tc.stdout.splitlines()
@@ -393,20 +421,19 @@ def flight_report(raw, out, summary):
           f"in the file")
     entry = {"redefine": redefine, "stack_ids": len(ids),
              "plugin_resolved": len(resolved), "definitions": defs}
-    if tools and os.path.exists(os.path.join(tools, "stackmap")):
-        rep = subprocess.run([os.path.join(tools, "stackmap"), "report", dat],
-                             capture_output=True, text=True, errors="replace")
-        m = re.search(r"(\d+) stack ids resolved.*?(\d+) unresolved",
-                      rep.stderr)
-        if m:
-            good, bad = int(m.group(1)), int(m.group(2))
-            share = 100.0 * good / (good + bad) if good + bad else 0.0
-            print(f"  stackmap report (two passes): {good:,} of "
-                  f"{good + bad:,} ids resolved ({share:.1f}%)")
-            entry["report_resolved"] = good
-            entry["report_unresolved"] = bad
-        else:
-            print(f"  stackmap report: {rep.stderr.strip()}")
+    rep = subprocess.run([os.path.join(TOOLS, "stackmap"), "report", dat],
+                         capture_output=True, text=True, errors="replace")
+    m = re.search(r"(\d+) stack ids resolved.*?(\d+) unresolved",
+                  rep.stderr)
+    if m:
+        good, bad = int(m.group(1)), int(m.group(2))
+        share = 100.0 * good / (good + bad) if good + bad else 0.0
+        print(f"  stackmap report (two passes): {good:,} of "
+              f"{good + bad:,} ids resolved ({share:.1f}%)")
+        entry["report_resolved"] = good
+        entry["report_unresolved"] = bad
+    else:
+        print(f"  stackmap report: {rep.stderr.strip()}")
     summary["flight"] = entry
 
 
@@ -418,7 +445,7 @@ def main():
     try:
         off = session(raw, "off")
         on = session(raw, "on")
-    except stackmap_text.StackMapError as e:
+    except (ToolError, ValueError, KeyError) as e:
         print(f"run-report: {e}", file=sys.stderr)
         return 1
     if not off["retained_events"] or not on["retained_events"]:
@@ -497,7 +524,7 @@ def main():
 
     # Top stacks of the stackmap session, by events.
     counts = {}
-    for comm, name, ts, stack in on["events"]:
+    for name, ts, stack in on["events"]:
         if stack is not None and stack[0] == "id":
             counts[stack[1]] = counts.get(stack[1], 0) + 1
     print()
@@ -519,7 +546,11 @@ def main():
         if os.path.exists(src):
             with open(src, "rb") as a, open(os.path.join(out, name), "wb") as b:
                 b.write(a.read())
-    folded = write_folded(on, os.path.join(out, "stacks.folded"))
+    try:
+        folded = write_folded(raw, on, os.path.join(out, "stacks.folded"))
+    except ToolError as e:
+        print(f"run-report: {e}", file=sys.stderr)
+        return 1
     write_flamegraph(folded, os.path.join(out, "flamegraph.svg"),
                      "stackmap session: kernel stacks of traced events")
     flight_report(raw, out, summary)
