@@ -8,10 +8,11 @@ print it: one block per stack,
       [D-1] ...
 
 The one parser of that text for scripts: tests/check_snapshot.py and the
-report of the project's "make run" (vm/run-report.py) import it. A line
-that is neither, a frame out of order, a block with more or fewer frames
-than its depth or an id seen twice raises StackMapError, whose message
-names the file and the line.
+project's checks of trace-cmd recordings (vm/check-tracecmd.py) import
+it, to hold the tools' output to the kernel's own text. A line that is
+neither, a frame out of order, a block with more or fewer frames than
+its depth or an id seen twice raises StackMapError, whose message names
+the file and the line.
 """
 import collections
 import re
