@@ -116,20 +116,29 @@ def report(label, d, out=None):
     return held, after, t
 
 
-def free_cost(d):
-    """The free events' share of the retained events, from trace-cmd
-    report: what tracing the frees costs in the buffer."""
-    tc = shutil.which("trace-cmd")
-    if not tc:
+def events_counted(d, *args):
+    """The events of peak.dat that "stackmap profile" counts with @args:
+    those followed by a stack, the sum of its folded lines; None if it
+    fails."""
+    _, res = profile(d, *args, "--folded")
+    if res.returncode:
         return None
-    rep = subprocess.run([tc, "report", "-i", os.path.join(d, "peak.dat")],
-                         capture_output=True, text=True).stdout
-    counts = {}
-    for m in re.finditer(r"^\s*\S.*?\s\d+\.\d+: (\w+):", rep, re.M):
-        counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    frees = sum(counts.get(e, 0) for e in ("kfree", "kmem_cache_free",
-                                           "mm_page_free"))
-    return frees, sum(counts.values())
+    return sum(int(line.rpartition(" ")[2])
+               for line in res.stdout.splitlines())
+
+
+def free_cost(d):
+    """The free events' share of the traced events: what tracing the
+    frees costs in the buffer. Events as "stackmap profile" counts them,
+    each followed by its stack, whose entries are no events of their
+    own."""
+    frees = events_counted(d, "--event", "kmem:kfree", "--event",
+                           "kmem:kmem_cache_free", "--event",
+                           "kmem:mm_page_free")
+    total = events_counted(d)
+    if not frees or not total:
+        return None
+    return frees, total
 
 
 def check(d):
@@ -254,9 +263,10 @@ def main():
           "trace-cmd extract. The peak below is found in each trace alone.")
     cost = free_cost(on)
     if cost:
-        print(f"The frees are {cost[0]:,} of the stackmap boot's "
-              f"{cost[1]:,} retained events ({100.0 * cost[0] / cost[1]:.1f}"
-              "%), each with a 4-byte stack id.")
+        print(f"The frees are {cost[0]:,} of the {cost[1]:,} allocations "
+              f"and frees the stackmap boot's buffer retained "
+              f"({100.0 * cost[0] / cost[1]:.1f}%), each with a 4-byte "
+              "stack id.")
     print()
     held, after, _ = report("stackmap on", on)
     print()
