@@ -27,7 +27,7 @@
 
 set -euo pipefail
 
-out=${OUT:-$(cd "$(dirname "$0")/.." && pwd)/out}
+. "$(dirname "$0")/common.sh"
 results=${STEP_RESULTS:-$out/results.txt}
 mkdir -p "$out"
 

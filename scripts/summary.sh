@@ -8,7 +8,7 @@
 
 set -euo pipefail
 
-out=${OUT:-$(cd "$(dirname "$0")/.." && pwd)/out}
+. "$(dirname "$0")/common.sh"
 results=$out/results.txt
 [ -f "$results" ] || : > "$results"
 

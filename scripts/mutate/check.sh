@@ -16,8 +16,8 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-harness=$root/linux/tools/testing/stackdepot_lf
+. "$here/../common.sh"
+harness=$overlay/tools/testing/stackdepot_lf
 cc=${1:-clang}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -29,8 +29,8 @@ for patch in "$here"/mutants/*.patch; do
 	n=$((n + 1))
 	rm -rf "$tmp/tree"
 	mkdir -p "$tmp/tree/lib/stackdepot_lf"
-	cp "$root"/linux/lib/stackdepot_lf/stackdepot_lf.c \
-		"$root"/linux/lib/stackdepot_lf/stackdepot_lf_internal.h \
+	cp "$overlay"/lib/stackdepot_lf/stackdepot_lf.c \
+		"$overlay"/lib/stackdepot_lf/stackdepot_lf_internal.h \
 		"$tmp/tree/lib/stackdepot_lf/"
 	if ! why=$(patch -d "$tmp/tree" -p1 -F0 -N --batch \
 			--no-backup-if-mismatch < "$patch" 2>&1); then
@@ -39,7 +39,7 @@ for patch in "$here"/mutants/*.patch; do
 		continue
 	fi
 	if ! why=$("$cc" -fsyntax-only -I"$harness" -I"$harness/include" \
-			-I"$root/linux/include" -include "$harness/harness.h" \
+			-I"$overlay/include" -include "$harness/harness.h" \
 			"$tmp/tree/lib/stackdepot_lf/stackdepot_lf.c" 2>&1); then
 		echo "$name: does not build: $(echo "$why" | grep -m1 error)"
 		bad=$((bad + 1))

@@ -35,12 +35,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$here/../common.sh"
 harness=linux/tools/testing/stackdepot_lf
-build=${BUILD:-$root/build}
-out=${OUT:-$root/out}
 work=$build/mutate
-jobs=${JOBS:-2}
 stress_msec=${STRESS_MSEC:-2000}
 fuzz_seconds=${FUZZ_SECONDS:-10}
 timeout=${MUTATE_TIMEOUT:-300}
