@@ -10,7 +10,9 @@ vm.txt and vm-icount.txt (the guest's BENCH and STAT lines, under
 multi-threaded TCG and under -icount shift=0, where a guest nanosecond is
 one guest instruction), and vm-hist16-icount.txt (the HIST lines of a
 kernel whose histogram stack keys are 6.12's 16 frames, under -icount,
-to set beside the stack id keys of vm-icount.txt), and profile.json
+to set beside the stack id keys of vm-icount.txt, or of
+vm-hist-icount.txt where BENCH_PARTS=hist booted for them alone), and
+profile.json
 (scripts/bench-profile.py: the instructions of sampled stack events,
 per function). Prints one table per part
 and the targets, and writes OUTDIR/bench.json. A part that did not run is
@@ -125,7 +127,7 @@ def hist_part(path):
     """Histogram triggers keyed on stacks: HIST, HISTMEM, HISTDEPTH lines."""
     if not os.path.exists(path):
         return None
-    runs, mem, depth = {}, {}, None
+    runs, mem, depth, drops = {}, {}, None, {}
     for line in open(path, errors='replace'):
         f = line.split()
         if not f or f[0] not in ('HIST', 'HISTMEM', 'HISTDEPTH'):
@@ -136,15 +138,25 @@ def hist_part(path):
             runs.setdefault(key, {})[kv['mode']] = {
                 'ns': int(kv['ns']), 'calls': int(kv['calls']),
                 'hits': int(kv['hits'])}
+            if kv['mode'] == 'hist' and 'dropped' in kv:
+                d = drops.setdefault(kv['workload'], [0, 0])
+                d[0] += int(kv['dropped'])
+                d[1] += int(kv['hits'])
         elif f[0] == 'HISTMEM':
             mem.setdefault(kv['when'], []).append(int(kv['kb']))
+            if 'dropped' in kv:
+                d = drops.setdefault('make run', [0, 0])
+                d[0] += int(kv['dropped'])
+                d[1] += int(kv['hits'])
         else:
             depth = {'max': int(kv['max']), 'entries': int(kv['entries'])}
     if not runs:
         return None
     result = {'workloads': {}, 'ok': True,
               'mem_kb': {w: statistics.median(v) for w, v in mem.items()},
-              'depth': depth}
+              'depth': depth,
+              'dropped': {w: {'dropped': d, 'hits': h}
+                          for w, (d, h) in drops.items()}}
     for workload in sorted({w for w, _ in runs}):
         per_event = []
         for (w, _), modes in sorted(runs.items()):
@@ -187,6 +199,14 @@ def print_hist(ids, frames):
               % (what + ':', fmt(frames['mem_kb'].get(when), '.0f'),
                  fmt(ids['mem_kb'].get(when), '.0f')))
     print('  (slab + vmalloc + per-CPU memory the trigger took, median of 3)')
+    for w in ('getppid', 'mix', 'make run'):
+        o = frames['dropped'].get(w)
+        r = ids['dropped'].get(w)
+        if o is None or r is None:
+            continue
+        print('  Dropped, %-9s every run: 16-frame key %d (%d hits), '
+              'stack id key %d (%d hits)' % (w + ',', o['dropped'], o['hits'],
+                                             r['dropped'], r['hits']))
     for name, part in (('16-frame key', frames), ('stack id key', ids)):
         d = part['depth'] or {}
         print('  deepest stack of make run\'s workload, %s: %s frames '
@@ -471,7 +491,10 @@ def main():
     print_harness(h)
     print_vm(v, vi)
     print_floor(h, vi)
-    hi = hist_part(os.path.join(outdir, 'vm-icount.txt'))
+    # BENCH_PARTS=hist boots the bench kernel for the histograms alone.
+    hi = hist_part(os.path.join(outdir, 'vm-hist-icount.txt'))
+    if hi is None:
+        hi = hist_part(os.path.join(outdir, 'vm-icount.txt'))
     hf = hist_part(os.path.join(outdir, 'vm-hist16-icount.txt'))
     print_hist(hi, hf)
     pp = os.path.join(outdir, 'profile.json')

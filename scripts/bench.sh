@@ -20,6 +20,9 @@
 #      per function, stackmap off and on: gdb single-steps sampled calls
 #      of __ftrace_trace_stack() from the end of the unwind to the return
 #      (scripts/bench-profile.py)
+#   hist: only the histogram part of 3, both kernels under -icount (the
+#      bench kernel's boot with vm.bench_only=hist, into vm-hist-icount);
+#      not a default part, and nothing to do when vm runs
 #
 # Raw outputs and JSON go to $OUT/bench/; scripts/bench-report.py prints the
 # tables and writes $OUT/bench/bench.json. Nothing here asserts a time;
@@ -29,7 +32,7 @@
 # Knobs (environment): BENCH_ROUNDS (kernel rounds, default 15),
 # BENCH_REPS (harness and VM repetitions, default 5), BENCH_THREADS
 # (harness threads, default: CPUs), BENCH_PARTS (default "kernel harness
-# vm").
+# vm profile"; "hist" too).
 
 set -uo pipefail
 
@@ -54,8 +57,8 @@ die() {
 	die "BENCH_PROFILE_N='$profile_n': want an integer from 1 to 99"
 for p in $parts; do
 	case "$p" in
-	kernel|harness|vm|profile) ;;
-	*) die "BENCH_PARTS: unknown part '$p' (kernel, harness, vm, profile)" ;;
+	kernel|harness|vm|profile|hist) ;;
+	*) die "BENCH_PARTS: unknown part '$p' (kernel, harness, vm, profile, hist)" ;;
 	esac
 done
 
@@ -103,6 +106,10 @@ bench_vm() {
 	stamp "vm: the same with -icount shift=0 (guest instructions)"
 	bench_vm_boot vm-icount "tcg,thread=single -icount shift=0,sleep=off" ||
 		return 1
+	bench_hist16
+}
+
+bench_hist16() {
 	stamp "vm: hist16 kernel (the bench kernel + configs/vm-bench-hist16.config)"
 	VM_ARCH=x86_64 VM_OBJ=$build/vm-bench-hist16 \
 	VM_EXTRA_CONFIG="$root/configs/vm-bench.config $root/configs/vm-bench-hist16.config" \
@@ -111,6 +118,24 @@ bench_vm() {
 	stamp "vm: histogram stack keys of 16 frames, -icount shift=0"
 	bench_vm_boot vm-hist16-icount "tcg,thread=single -icount shift=0,sleep=off" \
 		vm-bench-hist16 vm.bench_only=hist
+}
+
+# The histogram part of bench_vm alone, for a change to the hist keys.
+bench_hist() {
+	local p
+	for p in $parts; do
+		[ "$p" != vm ] || return 0
+	done
+	stamp "hist: bench kernel (tinyconfig + configs/vm.config + configs/vm-x86_64.config + configs/vm-bench.config)"
+	VM_ARCH=x86_64 VM_OBJ=$build/vm-bench VM_EXTRA_CONFIG=$root/configs/vm-bench.config \
+		"$root/vm/build-kernel.sh" > "$out/vm-build.log" 2>&1 ||
+		{ tail -20 "$out/vm-build.log" >&2; return 1; }
+	VM_ARCH=x86_64 "$root/vm/mkinitramfs.sh" "$build/vm-initramfs.cpio.gz" ||
+		return 1
+	stamp "hist: histogram stack ids, -icount shift=0"
+	bench_vm_boot vm-hist-icount "tcg,thread=single -icount shift=0,sleep=off" \
+		vm-bench vm.bench_only=hist || return 1
+	bench_hist16
 }
 
 # bench_vm_boot NAME ACCEL [OBJ ARGS...]: one boot in bench mode of the

@@ -18,9 +18,10 @@
 # Then the same two workloads under a histogram trigger keyed on
 # common_stacktrace (a kprobe event on sys_getppid, kmem:kmem_cache_alloc),
 # with no trigger (base) and with it (hist): "HIST workload=W mode=M rep=R
-# ns=NS calls=N hits=H". "HISTMEM when=W kb=K" is the slab, vmalloc and
-# per-CPU memory a size=2048 trigger took at its creation and after make
-# run's workload, "HISTDEPTH max=D entries=E" the deepest of that
+# ns=NS calls=N hits=H dropped=X". "HISTMEM when=W kb=K" is the slab,
+# vmalloc and per-CPU memory a size=2048 trigger took at its creation and
+# after make run's workload (with the hits and Dropped of that workload),
+# "HISTDEPTH max=D entries=E" the deepest of that
 # workload's stacks. `make bench` boots a kernel with
 # HIST_TRIGGERS_STACK_IDS and one without, to compare the stack id key
 # with the 16 frames of 6.12's key; vm.bench_only=hist runs only this part.
@@ -148,6 +149,11 @@ hist_hits() { # DIR
 	awk '/^ *Hits:/ { print $2; exit }' "$1/hist"
 }
 
+# Its hits that found no entry: the map full, or (keys on stack ids) no id.
+hist_dropped() { # DIR
+	awk '/^ *Dropped:/ { print $2; exit }' "$1/hist"
+}
+
 # Slab, vmalloc and per-CPU memory in use, kB.
 hist_mem() {
 	awk '/^(Slab|VmallocUsed|Percpu):/ { n += $2 } END { print n }' /proc/meminfo
@@ -168,11 +174,14 @@ hist_run() {
 	[ "$1" = getppid ] && n=$n_getppid
 	res=$(tracebench "$1" "$n") || die "tracebench $1 $n failed"
 	hits=0
+	dropped=0
 	if [ "$2" = hist ]; then
 		hits=$(hist_hits "$ev")
+		dropped=$(hist_dropped "$ev")
 		hist_cmd "$ev" "!hist:keys=common_stacktrace"
 	fi
-	echo "HIST workload=$1 mode=$2 rep=$3 $res hits=${hits:-0}"
+	echo "HIST workload=$1 mode=$2 rep=$3 $res hits=${hits:-0}" \
+		"dropped=${dropped:-0}"
 }
 
 for w in getppid mix; do
@@ -205,7 +214,8 @@ while [ "$r" -le 3 ]; do
 	hist_cmd "$ev" "hist:keys=common_stacktrace:size=2048:pause"
 	m2=$(hist_mem)
 	echo "HISTMEM when=created rep=$r kb=$((m1 - m0))"
-	echo "HISTMEM when=workload rep=$r kb=$((m2 - m0))"
+	echo "HISTMEM when=workload rep=$r kb=$((m2 - m0))" \
+		"hits=$(hist_hits "$ev") dropped=$(hist_dropped "$ev")"
 	[ "$r" -lt 3 ] || awk '$1 == "{" && $2 == "common_stacktrace:" { n = 0; e++; next }
 		/^} hitcount:/ { if (n > m) m = n; next }
 		/^ +[^ ]/ { n++ }
