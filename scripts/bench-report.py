@@ -74,7 +74,7 @@ def vm_part(path):
     """Per-event cost of stack tracing, stackmap off vs on, in the guest."""
     if not os.path.exists(path):
         return None
-    runs, stats, depth = {}, {}, {}
+    runs, stats, depth, buf = {}, {}, {}, None
     for line in open(path, errors='replace'):
         f = line.split()
         if not f:
@@ -84,15 +84,24 @@ def vm_part(path):
             key = (kv['workload'], int(kv['rep']))
             runs.setdefault(key, {})[kv['mode']] = {
                 'ns': int(kv['ns']), 'calls': int(kv['calls']),
-                'events': int(kv['events'])}
+                'events': int(kv['events']),
+                'retained': int(kv.get('retained', -1)),
+                'overrun': int(kv.get('overrun', -1)),
+                'depot_bytes': int(kv.get('depot_bytes', 0))}
+        elif f[0] == 'BUFFER':
+            kv = dict(x.split('=', 1) for x in f[1:])
+            buf = int(kv['kb']) * 1024 * int(kv['cpus'])
         elif f[0] == 'STAT' and len(f) >= 4:
             stats.setdefault(f[1], {})[f[2].rstrip(':')] = int(f[3])
         elif f[0] == 'DEPTH' and len(f) == 3:
             depth[f[1]] = float(f[2])
-    result = {'workloads': {}, 'stats': stats, 'ok': True}
+    result = {'workloads': {}, 'stats': stats, 'ok': True,
+              'buffer_bytes': buf}
     for workload in sorted({w for w, _ in runs}):
         per_mode = {'off': [], 'on': []}
         base_ns, events = [], {'off': [], 'on': []}
+        per_mib = {'off': [], 'on': []}
+        overrun = {'off': [], 'on': []}
         for (w, _), modes in sorted(runs.items()):
             if w != workload or not all(m in modes for m in ('base', 'off', 'on')):
                 continue
@@ -106,6 +115,12 @@ def vm_part(path):
                     continue
                 per_mode[mode].append((r['ns'] - modes['base']['ns']) / nev)
                 events[mode].append(nev / r['calls'])
+                if buf and r['retained'] >= 0:
+                    # What the run's history costs: the ring buffers of
+                    # every CPU, and the depot in a stackmap run.
+                    mem = buf + r['depot_bytes']
+                    per_mib[mode].append(r['retained'] / 2 / (mem / 2**20))
+                    overrun[mode].append(r['overrun'])
         if not per_mode['off'] or not per_mode['on']:
             result['ok'] = False
             continue
@@ -120,6 +135,17 @@ def vm_part(path):
             'stack_depth': depth.get(workload),
             'ns_per_event_off_runs': per_mode['off'],
             'ns_per_event_on_runs': per_mode['on']}
+        if per_mib['off'] and per_mib['on']:
+            off_m = statistics.median(per_mib['off'])
+            on_m = statistics.median(per_mib['on'])
+            result['workloads'][workload].update({
+                'retained_per_mib_off': off_m,
+                'retained_per_mib_on': on_m,
+                'retained_per_mib_ratio': on_m / off_m if off_m > 0 else None,
+                # The buffer lost events in every run of both modes.
+                'wrapped': all(o > 0 for o in overrun['off'] + overrun['on']),
+                'overrun_off': statistics.median(overrun['off']),
+                'overrun_on': statistics.median(overrun['on'])})
     return result
 
 
@@ -405,8 +431,36 @@ def print_vm(v, vi):
     d = v['stats'].get('default', {})
     if d:
         print('  default capacity: %d stacks' % d.get('capacity', 0))
+    print_per_mib(vi or v)
     print('  TCG inflates absolute times and its wall clock is noisy; icount '
           'figures repeat exactly.\n')
+
+
+def print_per_mib(part):
+    """Retained events per MiB of ring buffers + depot, as make run's."""
+    clock = 'icount' if part.get('icount') else 'TCG'
+    unwrapped = []
+    for w, r in part.get('workloads', {}).items():
+        if 'retained_per_mib_ratio' not in r:
+            print('  %s: no retained-event counts (an older guest)' % w)
+        elif not r['wrapped']:
+            unwrapped.append((w, '%d/%d' % (r['overrun_off'],
+                                             r['overrun_on'])))
+        else:
+            print('  %s: retained events per MiB of memory (ring buffers + '
+                  'depot), %s boot: off %.0f, on %.0f, %.2fx'
+                  % (w, clock, r['retained_per_mib_off'],
+                     r['retained_per_mib_on'], r['retained_per_mib_ratio']))
+    if unwrapped:
+        # Buffers that held the whole run hold what the workload wrote,
+        # not what their memory can keep: no figure.
+        print('  retained events per MiB of memory: not measured (%s): the '
+              'runs\' buffers, %d KiB in all, did not wrap (median overruns '
+              'off/on %s), so they hold the workload, not what memory buys; '
+              'make run measures it'
+              % (', '.join(w for w, _ in unwrapped),
+                 part['buffer_bytes'] // 1024,
+                 ', '.join(o for _, o in unwrapped)))
 
 
 def targets(k, h, v, vi):
@@ -486,6 +540,8 @@ def main():
     h = json.load(open(hp)) if os.path.exists(hp) else None
     v = vm_part(os.path.join(outdir, 'vm.txt'))
     vi = vm_part(os.path.join(outdir, 'vm-icount.txt'))
+    if vi is not None:
+        vi['icount'] = True
 
     print_kernel(k)
     print_harness(h)

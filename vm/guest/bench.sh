@@ -13,7 +13,11 @@
 # stacks (off) and traced with stack ids (on), in alternating order, so
 # that the three modes share the machine's state; the depot is warmed up
 # once first, so "on" measures the steady state of hits. One line per run
-# on stdout: "BENCH workload=W mode=M rep=R ns=NS calls=N events=E".
+# on stdout: "BENCH workload=W mode=M rep=R ns=NS calls=N events=E
+# retained=K overrun=O depot_bytes=D": the entries written, those the
+# buffer still holds and those it overwrote, and the depot's allocated
+# bytes in a stackmap run (0 in the others); "BUFFER kb=K cpus=C" gives
+# the buffer they were written to.
 #
 # Then the same two workloads under a histogram trigger keyed on
 # common_stacktrace (a kprobe event on sys_getppid, kmem:kmem_cache_alloc),
@@ -59,6 +63,21 @@ written() {
 		awk '/^entries:/ { n += $2 } /^overrun:/ { n += $2 } END { print n + 0 }'
 }
 
+# What the buffer holds of them, and what it overwrote, all CPUs.
+retained() {
+	cat $T/per_cpu/cpu*/stats |
+		awk '/^entries:/ { n += $2 } /^overrun:/ { o += $2 }
+			END { printf "retained=%d overrun=%d\n", n, o }'
+}
+
+# The depot's allocated bytes, when the run used it: 0 otherwise.
+depot_bytes() { # MODE
+	b=0
+	[ "$1" = on ] &&
+		b=$(awk '/^mem_allocated:/ { print $2 }' $T/stack_map_stat)
+	echo "${b:-0}"
+}
+
 # setup WORKLOAD MODE: configure tracing for one run.
 setup() {
 	echo 0 > $T/tracing_on
@@ -93,13 +112,15 @@ run() {
 	res=$(tracebench "$1" "$n") || die "tracebench $1 $n failed"
 	echo 0 > $T/tracing_on
 	events=$(written)
-	echo "BENCH workload=$1 mode=$2 rep=$3 $res events=$events"
+	echo "BENCH workload=$1 mode=$2 rep=$3 $res events=$events" \
+		"$(retained) depot_bytes=$(depot_bytes "$2")"
 }
 
 # __x64_sys_getppid or the __do_sys_getppid it aliases, as kallsyms names it.
 getppid_fn=$(grep -m1 -E '^(__x64_sys|__do_sys)_getppid$' $T/available_filter_functions)
 [ -n "$getppid_fn" ] || die "no sys_getppid in available_filter_functions"
 echo 4096 > $T/buffer_size_kb
+echo "BUFFER kb=$(cat $T/buffer_size_kb) cpus=$(ls -d $T/per_cpu/cpu* | wc -l)"
 # The top-level depot's capacity, before the option first allocates it.
 echo "STAT default $(grep '^capacity:' $T/stack_map_stat)"
 
