@@ -966,7 +966,7 @@ static int warn(struct pprof *pp, const char *fmt, ...)
 int prof_warn_losses(struct profile *p, struct pprof *pp, uint64_t from,
 		     uint64_t to)
 {
-	char who[128], a[32], b[32], d[32];
+	char who[128], a[32], b[32], d[32], e[32];
 	const struct td_gap *g;
 	const struct td_cpu *c;
 	int i, cpu, k, ret = 0;
@@ -984,13 +984,16 @@ int prof_warn_losses(struct profile *p, struct pprof *pp, uint64_t from,
 				prof_window_format(&p->win, a, sizeof(a),
 						   g->from ? g->from : from);
 				prof_window_format(&p->win, b, sizeof(b), g->to);
+				/* The part the window covers, not past its end. */
+				prof_window_format(&p->win, e, sizeof(e),
+						   g->to < to ? g->to : to);
 				prof_window_format(&p->win, d, sizeof(d),
 						   (g->to < to ? g->to : to) -
 						   (g->from > from ? g->from : from));
 				if (!g->from)
 					ret |= warn(pp,
 						    "%s lost its events before %s: its part of the window from %s to %s (%s%s) is missing",
-						    who, b, a, b, d,
+						    who, b, a, e, d,
 						    p->win.raw ? "" : " s");
 				else if (g->missed > 0)
 					ret |= warn(pp, "%s dropped %lld events between %s and %s",

@@ -292,6 +292,22 @@ def run(r, kallsyms):
            64 + 256 + 128 + 192 + 512 + 1024, 'window sum')
     r.check('inuse_lossy_start', lossy_start)
 
+    def lost_part_in_window():
+        # CPU 1 lost what came before 15 us; a window that ends before
+        # then lost all of CPU 1's part, which ends where it does.
+        lossy = mixed_trace(os.path.join(r.tmp, 'lose1w.dat'),
+                            lose_cpu1=True)
+        part = ('stackmap: profile: warning: cpu1 lost its events before '
+                '%s: its part of the window from %s to %s (0.000002000 s) '
+                'is missing' % (us(15), us(10), us(12)))
+        _, err = prof(['--inuse', us(12), '--from', us(10), '-l', 'slab',
+                       lossy])
+        eq(err.splitlines()[0], part, 'instant')
+        _, err = prof(['--from', us(10), '--to', us(12), '-l', 'slab',
+                       '--folded', lossy])
+        eq(err.splitlines()[0], part, 'window')
+    r.check('inuse_lost_part_ends_with_window', lost_part_in_window)
+
     def lossy_middle():
         # CPU 0 dropped events between 55 and 60 us: what was held
         # before then may have been freed in the gap, and is apart.
