@@ -298,7 +298,11 @@ static void format_value(const struct svg_chart *c, int64_t v, bool unit,
 		snprintf(buf, size, "%.1f %s", v / u.div, u.name);
 }
 
-/* An instant as the peak label prints it: seconds to the microsecond. */
+/*
+ * An instant as the peak label prints it: seconds to the microsecond,
+ * rounded as trace-cmd report prints the event's time, so that the
+ * time copied from the label selects the event.
+ */
 static void format_time(const struct svg_chart *c, uint64_t t, char *buf,
 			size_t size)
 {
@@ -306,7 +310,8 @@ static void format_time(const struct svg_chart *c, uint64_t t, char *buf,
 		snprintf(buf, size, "%" PRIu64, t);
 	else
 		snprintf(buf, size, "%" PRIu64 ".%06" PRIu64 " s",
-			 t / NSEC_PER_SEC, t % NSEC_PER_SEC / 1000);
+			 (t / 1000 + t % 1000 / 500) / 1000000,
+			 (t / 1000 + t % 1000 / 500) % 1000000);
 }
 
 /* The value axis: ticks of 1, 2 or 5 times a power of ten of a unit. */

@@ -356,6 +356,29 @@ def run(r, kallsyms):
         eq(out, '_stext;pipe_write 1\n', 'window of the printed time')
     r.check('inuse_times_as_report_prints', report_times)
 
+    def label_time():
+        # The picture's peak label prints the time as trace-cmd report
+        # prints the peak's event, rounded to the microsecond: copied
+        # into --inuse, it selects the peak, not the instant before it.
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        ts = m.TS0 + 29999560
+        t.page_alloc(ts, 0, pfn=0x300)
+        t.stack_def(ts, X1, [PW, A0])
+        t.stack_id(ts, X1)
+        t.page_free(ts + 40000, 0x300, 0)
+        path = os.path.join(r.tmp, 'label.dat')
+        t.write(path)
+        svg = os.path.join(r.tmp, 'label.svg')
+        prof(['--inuse', 'peak', '-l', 'page', '--svg', svg, path])
+        text = ''.join(ET.parse(svg).getroot().itertext())
+        mo = re.search(r'peak (\d+\.\d+) s: ', text)
+        assert mo, text
+        eq(mo.group(1), '12345.030000', 'label')
+        out, _ = prof(['--inuse', mo.group(1), '-l', 'page', path])
+        eq(rows(out)[0]['page'], [(1, PAGE, [sym(PW), sym(A0)])],
+           'at the label\'s time')
+    r.check('inuse_svg_label_time_as_report_prints', label_time)
+
     def picture():
         # The page layer over the replay, 10 to 100 us, the peak (20 us)
         # marked where it is: in the SVG, and as chromium draws it.
