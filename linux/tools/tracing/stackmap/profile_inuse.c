@@ -850,12 +850,13 @@ static int pick_buffer(struct profile *p)
 /*
  * Memory allocated before the replay started is in none of its
  * figures; frees of it show that there was some: then a peak is only
- * the highest the replay saw. Warned of on stderr; a pprof has the
- * count among its comments (print_apart()).
+ * the highest the replay saw. Warned of on stderr, for each layer
+ * whose figures are shown; a pprof has the count among its comments
+ * (print_apart()).
  */
-static void warn_unseen(struct inuse *in)
+static void warn_unseen(struct inuse *in, int layer)
 {
-	const struct mem_layer_sum *s = &in->res.sum[in->layer];
+	const struct mem_layer_sum *s = &in->res.sum[layer];
 	char from[40];
 
 	if (!s->unknown_frees)
@@ -863,9 +864,9 @@ static void warn_unseen(struct inuse *in)
 	start_of(in, from, sizeof(from));
 	fprintf(stderr,
 		"stackmap: profile: warning: the replay, from %s, saw %llu frees of %s allocated before it (or by a path the kernel does not trace): more was held than its figures show%s\n",
-		from, (unsigned long long)s->unknown_frees,
-		unit_of(in->layer),
-		in->p->inuse_peak ? ", and the peak may lie before it" : "");
+		from, (unsigned long long)s->unknown_frees, unit_of(layer),
+		in->p->inuse_peak && layer == in->layer ?
+		", and the peak may lie before it" : "");
 }
 
 /* What was left out of every figure, on stderr. */
@@ -963,7 +964,13 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 		break;
 	}
 	if (!ret) {
-		warn_unseen(&in);
+		/* The table without --layer shows both layers, pages first. */
+		if (p->output == PROF_TOP && p->layer < 0) {
+			warn_unseen(&in, MEM_PAGE);
+			warn_unseen(&in, MEM_SLAB);
+		} else {
+			warn_unseen(&in, in.layer);
+		}
 		report_inuse_leftovers(p);
 	}
 out:
