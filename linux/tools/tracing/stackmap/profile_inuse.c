@@ -869,6 +869,32 @@ static void warn_unseen(struct inuse *in, int layer)
 		", and the peak may lie before it" : "");
 }
 
+/*
+ * A layer whose frees are not in the trace (a recording of its
+ * allocation events alone): what the replay holds at an instant is
+ * what was allocated, and nothing tells what was given back.
+ */
+static void warn_no_frees(struct inuse *in, int layer)
+{
+	static const char * const frees[] = {
+		[MEM_SLAB] = "kfree, kmem_cache_free",
+		[MEM_PAGE] = "mm_page_free, mm_page_free_batched",
+	};
+	const struct mem_ops *ops = &in->p->ops;
+	char from[40];
+	size_t i;
+
+	if (!in->p->has_alloc[layer])
+		return;
+	for (i = 0; i < ops->nr; i++)
+		if (ops->v[i].layer == layer && ops->v[i].is_free)
+			return;
+	start_of(in, from, sizeof(from));
+	fprintf(stderr,
+		"stackmap: profile: warning: the trace has no frees of the %s layer (%s): what it shows held is all that was allocated since %s, freed or not\n",
+		prof_layer_name(layer), frees[layer], from);
+}
+
 /* What was left out of every figure, on stderr. */
 static void report_inuse_leftovers(struct profile *p)
 {
@@ -966,9 +992,12 @@ int prof_inuse(struct profile *p, struct tracecmd_input **h)
 	if (!ret) {
 		/* The table without --layer shows both layers, pages first. */
 		if (p->output == PROF_TOP && p->layer < 0) {
+			warn_no_frees(&in, MEM_PAGE);
 			warn_unseen(&in, MEM_PAGE);
+			warn_no_frees(&in, MEM_SLAB);
 			warn_unseen(&in, MEM_SLAB);
 		} else {
+			warn_no_frees(&in, in.layer);
 			warn_unseen(&in, in.layer);
 		}
 		report_inuse_leftovers(p);

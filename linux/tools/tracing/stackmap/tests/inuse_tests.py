@@ -384,6 +384,33 @@ def run(r, kallsyms):
            'at the label\'s time')
     r.check('inuse_svg_label_time_as_report_prints', label_time)
 
+    def no_frees():
+        # A trace of the slab layer's allocations without its frees (a
+        # recording of kmem_cache_alloc alone): nothing it allocated is
+        # ever seen freed, so "held" is only "allocated"; a warning says
+        # so, for that layer only, and the figures stay as they are.
+        t = m.TraceDat(KALLSYMS, cpus=1)
+        t.page_alloc(at(10), 0, pfn=0x300)
+        t.stack_def(at(10), X1, [PW, A0])
+        t.stack_id(at(10), X1)
+        t.kmem_alloc(at(15), 'kmem_cache_alloc', 256, ptr=P + 0x1000)
+        t.stack_def(at(15), X3, S4)
+        t.stack_id(at(15), X3)
+        t.page_free(at(20), 0x300, 0)
+        path = os.path.join(r.tmp, 'nofree.dat')
+        t.write(path)
+        warning = ('stackmap: profile: warning: the trace has no frees of '
+                   'the slab layer (kfree, kmem_cache_free): what it shows '
+                   'held is all that was allocated since %s s, freed or '
+                   'not\n' % us(10))
+        out, err = prof(['--inuse', us(20), path])
+        eq(err, warning, 'both layers')
+        eq(rows(out)[0]['slab'], [(1, 256, [sym(A1)])], 'slab rows')
+        eq(prof(['--inuse', 'peak', '-l', 'slab', path])[1], warning,
+           'slab')
+        eq(prof(['--inuse', us(20), '-l', 'page', path])[1], '', 'page')
+    r.check('inuse_layer_without_frees', no_frees)
+
     def picture():
         # The page layer over the replay, 10 to 100 us, the peak (20 us)
         # marked where it is: in the SVG, and as chromium draws it.
