@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "tracedat.h"
@@ -43,6 +44,40 @@ int td_check_readable(const char *path)
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * Why libtracecmd could not open @path: a file that starts as a
+ * trace-cmd data file does (its magic, then a version in digits) is
+ * one cut short or corrupt, and is named so, with its version and its
+ * size; libtracecmd says no more.
+ */
+static void report_unreadable(const char *path)
+{
+	static const char magic[] = "\027\010\104tracing";
+	size_t n, v = sizeof(magic) - 1;
+	struct stat st = { 0 };
+	char head[32] = "";
+	int fd;
+
+	/* Zeros past what was read: no magic in a file shorter than it. */
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    read(fd, head, sizeof(head) - 1) < 0)
+			head[0] = '\0';
+		close(fd);
+	}
+	n = strspn(head + v, "0123456789");
+	if (memcmp(head, magic, v) || !n || head[v + n]) {
+		fprintf(stderr,
+			"stackmap: %s: not a trace-cmd data file that libtracecmd can read\n",
+			path);
+		return;
+	}
+	fprintf(stderr,
+		"stackmap: %s: libtracecmd cannot read this trace-cmd data file (version %s, %lld bytes): truncated or corrupt\n",
+		path, head + v, (long long)st.st_size);
 }
 
 /* Where @record's CPU retained events, and where it lost some. */
@@ -327,9 +362,7 @@ struct tracecmd_input **td_open(struct tracedat *td)
 
 	top = tracecmd_open_head(td->path, 0);
 	if (!top) {
-		fprintf(stderr,
-			"stackmap: %s: not a trace-cmd data file that libtracecmd can read\n",
-			td->path);
+		report_unreadable(td->path);
 		return NULL;
 	}
 	/*

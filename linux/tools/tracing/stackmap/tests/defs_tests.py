@@ -614,6 +614,19 @@ def tests_report(r, env, kallsyms):
         path = r.write('truncated.dat', data[:len(data) - 100])
         _, err = report([path], 1)
         eq(err, 'stackmap: %s: cannot read the trace data\n' % path, 'stderr')
+        # Cut in its headers (a trace-cmd 3 file, whose sections come
+        # last, is cut there wherever it is cut): still named a trace-cmd
+        # file, with its version and where it ends; profile writes
+        # nothing.
+        path = r.write('cut.dat', data[:200])
+        pb = os.path.join(r.tmp, 'cut.pb.gz')
+        for args in (['report'], ['profile', '--pprof', pb, '-l', 'slab']):
+            p = r.run(args + [path])
+            eq((p.returncode, p.stdout.decode(), p.stderr.decode()),
+               (1, '', 'stackmap: %s: libtracecmd cannot read this '
+                'trace-cmd data file (version 6, 200 bytes): truncated or '
+                'corrupt\n' % path), args[0])
+        assert not os.path.exists(pb), pb
         # A bad map is an error, as for expand.
         bad = r.write('bad.map', b'FSMB')
         out, err = report(['--map', bad, dat], 1)
