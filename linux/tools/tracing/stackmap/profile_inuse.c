@@ -722,6 +722,8 @@ static int write_svg(struct inuse *in)
 	c.has_other = true;
 	c.has_peak = true;
 	c.peak_t = in->at;
+	/* --inuse T marks T, which is no peak. */
+	c.peak_name = in->p->inuse_peak ? NULL : "instant";
 	c.peak_v = in->res.sum[in->layer].total.inuse_bytes +
 		   in->res.sum[in->layer].unsure_bytes;
 	snprintf(note, sizeof(note), "%s %s: %llu bytes in use",

@@ -546,6 +546,12 @@ static void put_peak_line(FILE *f, const struct svg_chart *c,
 		px, px, PEAK_LABEL_Y - 12, g->plot_y + g->plot_h, PEAK_COLOUR);
 }
 
+/* What the marked instant is called: the peak, unless the chart says. */
+static const char *peak_name(const struct svg_chart *c)
+{
+	return c->peak_name ? c->peak_name : "peak";
+}
+
 /* Its label, beside the line's top, on the side with more room. */
 static void put_peak_label(FILE *f, const struct svg_chart *c,
 			   const struct svg_geometry *g)
@@ -558,9 +564,11 @@ static void put_peak_label(FILE *f, const struct svg_chart *c,
 	format_time(c, c->peak_t, when, sizeof(when));
 	format_value(c, c->peak_v, true, what, sizeof(what));
 	fprintf(f,
-		"<text x=\"%ld\" y=\"%d\" text-anchor=\"%s\" font-weight=\"bold\">peak %s: %s</text>\n",
+		"<text x=\"%ld\" y=\"%d\" text-anchor=\"%s\" font-weight=\"bold\">",
 		right ? px + 5 : px - 5, PEAK_LABEL_Y,
-		right ? "start" : "end", when, what);
+		right ? "start" : "end");
+	put_text(f, peak_name(c), SPAN_LABEL_MAX);
+	fprintf(f, " %s: %s</text>\n", when, what);
 }
 
 static void put_legend(FILE *f, const struct svg_chart *c,
@@ -577,8 +585,9 @@ static void put_legend(FILE *f, const struct svg_chart *c,
 		put_text(f, c->unit, SPAN_LABEL_MAX);
 		fputc(' ', f);
 	}
-	fprintf(f, "%s, heaviest first:</text>\n",
-		c->has_peak ? "at the peak" : "at the end");
+	fputs("at the ", f);
+	put_text(f, c->has_peak ? peak_name(c) : "end", SPAN_LABEL_MAX);
+	fputs(", heaviest first:</text>\n", f);
 	for (k = 0; k < c->nr_series; k++) {
 		const struct svg_series *s = &c->series[k];
 		bool other = c->has_other && k == c->nr_series - 1;

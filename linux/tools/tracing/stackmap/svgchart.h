@@ -66,6 +66,7 @@ struct svg_chart {
 	bool has_peak;
 	uint64_t peak_t;	/* the peak's instant */
 	int64_t peak_v;		/* the total at it */
+	const char *peak_name;	/* its label's word: "peak" if NULL */
 	const char *note;	/* a line under the title, or NULL */
 	const struct svg_span *lost;
 	int nr_lost;

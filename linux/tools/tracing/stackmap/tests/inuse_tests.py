@@ -447,6 +447,19 @@ def run(r, kallsyms):
         assert len(colours) >= 8, '%d colours: blank?' % len(colours)
     r.check('inuse_svg_peak_in_chromium', picture)
 
+    def instant_picture():
+        # --inuse T draws its line at T, which is no peak: the label and
+        # the legend say "instant", and the word peak is nowhere.
+        svg = os.path.join(r.tmp, 'instant.svg')
+        prof(['--inuse', us(95), '-l', 'page', '--svg', svg, dat])
+        texts = [''.join(x.itertext()) for x in
+                 ET.parse(svg).getroot().iter('{http://www.w3.org/2000/svg}'
+                                              'text')]
+        assert 'instant %s s: 16.0 KiB' % us(95)[:-3] in texts, texts
+        assert 'at the instant, heaviest first:' in texts, texts
+        assert not [x for x in texts if 'peak' in x], texts
+    r.check('inuse_svg_instant_is_no_peak', instant_picture)
+
     def nested():
         # An interrupt's events and their stacks come between an event
         # and its own stack: each stack goes to the latest event still
