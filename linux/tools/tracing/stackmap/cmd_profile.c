@@ -711,6 +711,7 @@ static int take_stack(struct profile *p, struct td_buffer *b,
 {
 	struct prof_stack key;
 
+	p->buf_counted[b - p->td.bufs] = true;
 	prof_stack_key(p, b, ev, rec, t->event->name, &key);
 	return add_sample(p, &key, pend);
 }
@@ -1008,6 +1009,34 @@ int prof_warn_losses(struct profile *p, struct pprof *pp, uint64_t from,
 }
 
 /*
+ * The window sums every buffer's events: where two buffers recorded
+ * one event (two instances tracing the same allocations), it counts
+ * twice. Said when more than one buffer counted.
+ */
+static int warn_buffers(struct profile *p, struct pprof *pp)
+{
+	char names[256] = "";
+	size_t len = 0;
+	int i, n = 0;
+
+	for (i = 0; p->buf_counted && i < p->td.nr_bufs; i++) {
+		if (!p->buf_counted[i])
+			continue;
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len,
+					"%s%s%s", n ? ", " : "",
+					i ? "instance " : "the top one",
+					p->td.bufs[i].name);
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	return warn(pp,
+		    "the window counts the events of %d buffers (%s): an event that two of them recorded counts twice",
+		    n, names);
+}
+
+/*
  * An edge of the window (@i: 0 --from, 1 --to) as the user gave it,
  * not widened to the events trace-cmd report printed at it; else @t.
  */
@@ -1222,6 +1251,8 @@ int prof_pprof_comments(struct profile *p, struct pprof *pp,
 	if (pprof_add_comment_lines(pp, text))
 		goto out;
 	ret = prof_warn_losses(p, pp, from, to);
+	if (!ret)
+		ret = warn_buffers(p, pp);
 out:
 	free(text);
 	return ret;
@@ -1393,7 +1424,8 @@ static int output(struct profile *p, struct tep_handle *tep)
 {
 	if (p->output == PROF_PPROF)
 		return prof_write_pprof(p, tep);
-	if (prof_warn_losses(p, NULL, p->from, p->to)) {
+	if (prof_warn_losses(p, NULL, p->from, p->to) ||
+	    warn_buffers(p, NULL)) {
 		prof_nomem();
 		return EXIT_FAILURE;
 	}
@@ -1485,7 +1517,8 @@ static int profile(struct profile *p)
 			p->nr_cpus = tep_get_cpus(tracecmd_get_tep(h[i]));
 	p->pending = calloc((size_t)p->td.nr_bufs * (p->nr_cpus + 1),
 			    sizeof(*p->pending));
-	if (!p->pending) {
+	p->buf_counted = calloc(p->td.nr_bufs, sizeof(*p->buf_counted));
+	if (!p->pending || !p->buf_counted) {
 		prof_nomem();
 		goto out;
 	}
@@ -1530,6 +1563,7 @@ int cmd_profile(int argc, char **argv)
 		free(p->types[i]);
 	free(p->types);
 	free(p->pending);
+	free(p->buf_counted);
 	free(p);
 	return ret;
 }

@@ -146,6 +146,7 @@ struct profile {
 	struct prof_type **types;	/* each its own: pending points to it */
 	int nr_types;
 	struct prof_cpu *pending;	/* [buffer * nr_cpus + cpu] */
+	bool *buf_counted;		/* [buffer]: a window counted its events */
 	int nr_cpus;
 	struct prof_stack **stacks;	/* open addressing, NULL: free */
 	size_t nr_stacks, cap;

@@ -236,6 +236,34 @@ def tests_profile(r, kallsyms):
             (folded(S1), 2)])), 'counts')
     r.check('profile_folded', fold)
 
+    def two_buffers():
+        # trace-cmd records every buffer: the top one and an instance
+        # that traced the same allocation each hold it, and the window,
+        # which sums them all, counts it twice; it says so on stderr.
+        t = m.TraceDat(kallsyms, cpus=1, buffers=('foo',))
+        for buf in ('', 'foo'):
+            t.kmem_alloc(m.TS0 + 10000, 'kmalloc', 64, buf=buf)
+            t.stack_def(m.TS0 + 10000, X1, S1, buf=buf)
+            t.stack_id(m.TS0 + 10000, X1, buf=buf)
+        path = os.path.join(r.tmp, 'twobufs.dat')
+        t.write(path)
+        out, err = run(['--folded', '-w', 'bytes', '-l', 'slab', path])
+        eq(out, '%s 128\n' % folded(S1), 'stdout')
+        eq(err, 'stackmap: profile: warning: the window counts the events '
+           'of 2 buffers (the top one, instance foo): an event that two of '
+           'them recorded counts twice\n', 'stderr')
+        # One buffer's events: no word.
+        t = m.TraceDat(kallsyms, cpus=1, buffers=('foo',))
+        t.kmem_alloc(m.TS0 + 10000, 'kmalloc', 64, buf='foo')
+        t.stack_def(m.TS0 + 10000, X1, S1, buf='foo')
+        t.stack_id(m.TS0 + 10000, X1, buf='foo')
+        t.kfree(m.TS0 + 20000, 0x1000)
+        path = os.path.join(r.tmp, 'onebuf.dat')
+        t.write(path)
+        eq(run(['--folded', '-w', 'bytes', '-l', 'slab', path]),
+           ('%s 64\n' % folded(S1), ''), 'one buffer')
+    r.check('profile_window_of_two_buffers', two_buffers)
+
     def window(args):
         out, _ = run(['--folded'] + args + [dat])
         return sum(int(x.rsplit(' ', 1)[1]) for x in out.splitlines())
