@@ -1478,6 +1478,26 @@ static int pick_boot(struct profile *p)
 	return 0;
 }
 
+/*
+ * A window that ends before it starts, named by its edges as the user
+ * gave them: the widened ones (the events trace-cmd report printed at
+ * them) are not what was typed.
+ */
+static int check_edges(struct profile *p)
+{
+	char a[48], b[48];
+
+	if (!p->win.has_from ||
+	    p->win.from <= (p->win.has_to ? p->win.to : p->td.last_ts))
+		return 0;
+	window_edge(p, 0, p->win.from, a, sizeof(a));
+	window_edge(p, 1, p->win.has_to ? p->win.to : p->td.last_ts, b,
+		    sizeof(b));
+	if (p->win.has_to)
+		return bad("--from %s is after --to %s", a, b);
+	return bad("empty window: from %s to %s", a, b);
+}
+
 static int profile(struct profile *p)
 {
 	struct tracecmd_input **h = td_open(&p->td);
@@ -1493,6 +1513,9 @@ static int profile(struct profile *p)
 	if (ret)
 		goto out;
 	ret = parse_window(p, td_in_seconds(h[0]));
+	if (ret)
+		goto out;
+	ret = check_edges(p);
 	if (ret)
 		goto out;
 	if (prof_window_resolve(&p->win, p->td.first_ts, p->td.last_ts,

@@ -464,6 +464,13 @@ def tests_bad(r, run, dat, kallsyms):
          'empty window: from %s to %s' % (us(81), us(80))),
         ('from_after_to', ['--from', us(60), '--to', us(30), dat],
          '--from %s is after --to %s' % (us(60), us(30))),
+        # Times as the user gave them, not widened to the events
+        # trace-cmd report printed at them.
+        ('from_after_to_as_given', ['--from', us(60)[:-4], '--to',
+                                    us(30)[:-4], dat],
+         '--from %s is after --to %s' % (us(60)[:-4], us(30)[:-4])),
+        ('empty_window_after_as_given', ['--from', us(81)[:-3], dat],
+         'empty window: from %s to %s' % (us(81)[:-3], us(80))),
         ('last_with_from', ['--last', '1', '--from', us(30), dat],
          '--last cannot be combined with --from or --to'),
         ('at_without_last', ['--at', us(30), dat], '--at needs --last'),
