@@ -81,7 +81,8 @@
  * entries (4 KiB), fewer sets when the table has fewer slots (the cache
  * is then exact). The set is picked by the low bits of the slot, and an
  * entry holds the slot's other bits (its tag) and the CPU's epoch when
- * it was told "first" there.
+ * it was told "first" there. A set is one u64, so that a hit compares
+ * its four entries at once.
  * Clearing does not touch the caches: stackdepot_lf_clear_marks() and
  * reset add one to the depot's count of clearings (->mark_clears),
  * stackdepot_lf_clear_cpu_marks() to its CPU's (->mark_cpu_clears); the
@@ -91,38 +92,57 @@
  * once in 2^(16 - tag bits) - 1 clearings: 31 at the largest capacity,
  * 1023 at 32768 slots) and starts again from epoch 1. A caller is told
  * "not first" only if an entry holds its slot's tag and the current
- * epoch; otherwise it writes that entry, evicting the least recently
- * used entry of the set (a later call for the evicted slot is told
- * "first" again: the harmless error). So the memory is a few KiB per CPU
- * at any capacity, a clearing is one atomic add, and its cost moves to
- * each CPU's next call: a compare, and a wipe of 4 KiB once in many
- * clearings. The sets are kept in order of use, so that a hot stack is
- * found by the first compare. Four ways rather than two in the same 4
- * KiB: on the ids of make run's boot traced from the command line
- * (2,879 and 1,374 stacks on its two CPUs, no clearing), a simulation
- * of the cache tells "first" 2,887 and 1,379 times with four ways, 3,337
- * and 1,749 with two, where exact marks tell 2,879 and 1,374.
+ * epoch; otherwise it writes that entry in the first way of the set,
+ * moving the others up one and evicting the oldest (a later call for the
+ * evicted slot is told "first" again: the harmless error). So the memory
+ * is a few KiB per CPU at any capacity, a clearing is one atomic add, and
+ * its cost moves to each CPU's next call: a compare, and a wipe of 4 KiB
+ * once in many clearings. A hit moves nothing, so that it writes nothing
+ * and needs no section (below): the ways are in order of insertion, not
+ * of use. On the userspace benchmark's calls (4096 stacks drawn by Zipf's
+ * law, twice what the cache holds) a simulation evicts on 13.3% of the
+ * calls in that order, 11.4% in order of use. Four ways rather than two
+ * in the same 4 KiB: on the ids of make run's boot traced from the
+ * command line (2,879 and 1,374 stacks on its two CPUs, no clearing), a
+ * simulation of the cache in order of use tells "first" 2,887 and 1,379
+ * times with four ways, 3,337 and 1,749 with two, where exact marks tell
+ * 2,879 and 1,374.
  *
- * Why "not first" is never wrong. Every access to a CPU's cache, its
+ * Why "not first" is never wrong. Every write to a CPU's cache, its
  * epoch and the sum it last saw is made by that CPU in a section
  * (sdlf_mark_enter()) that a nested context (an interrupt or NMI of the
  * same CPU, while preemption is disabled as get_id requires) cannot
- * enter: a nested call that finds the section taken is told "first",
- * writes nothing and reads nothing. So sections run one at a time on a
+ * enter: a nested call that finds the section taken and needs one is
+ * told "first" and writes nothing. So sections run one at a time on a
  * CPU, each from start to end, and the cache behaves as a sequential
  * structure. In it: (1) an entry is written only as "this slot, the
  * current epoch" by a caller then told "first", or as 0 (empty: epoch 0
  * is never current) by unmark and by the wipe, or moved whole to another
- * way of its set; (2) the epoch changes only
+ * way of its set, a set being written whole; (2) the epoch changes only
  * from e to e + 1, or from the last value to 1 after the wipe, so no
  * entry written before the change matches after it: within one cycle of
  * epochs their values only grow, and a cycle starts with an empty cache;
  * (3) a section starts a new epoch before any lookup if the sum of the
- * depot's and its CPU's clearings differs from the sum it folded in last.
- * Hence a caller told "not first" for slot @pos found an entry that a
- * caller of its CPU told "first" for @pos wrote in the current epoch,
- * after the epoch started, after every clearing whose count the section
- * read, and that nobody gave back since. The sum could only come back
+ * depot's and its CPU's clearings differs from the sum it folded in last,
+ * and stores that sum after the new epoch and the wipe.
+ * Hence a caller told "not first" in a section for slot @pos found an
+ * entry that a caller of its CPU told "first" for @pos wrote in the
+ * current epoch, after the epoch started, after every clearing whose
+ * count the section read, and that nobody gave back since. A hit told
+ * "not first" outside a section (sdlf_mark_cpu()) reads the count of
+ * clearings, the sum its CPU folded in, the epoch and the set, in that
+ * order, each whole, and writes nothing; a section nested in it runs
+ * whole between two of its loads, and a section it is nested in is
+ * stopped between two of its stores, in program order. If the sum it
+ * reads equals the count it read, its CPU had folded in every clearing
+ * that count holds, and (3) had stored the epoch of that sum and wiped
+ * before; the epoch it reads then is that one or, if a nested section
+ * folded in a clearing since, a later one (which the hit may use: it
+ * read the count before that clearing, like a call running during it).
+ * Either way every entry of that epoch in the set it reads was written
+ * after the epoch started by a caller told "first" (a section stopped
+ * half-way has written whole entries only), and was not given back
+ * when the set was read. The sum could only come back
  * to a value a CPU folded in after 2^BITS_PER_LONG clearings between two
  * of its calls. Reset adds to the count before it publishes the next
  * generation, so a slot of the next generation never matches an entry
@@ -266,6 +286,10 @@ static_assert(SDLF_MAX_PROBE <= 2 * STACKDEPOT_LF_MIN_RECORDS);
  */
 #define SDLF_MARK_SETS		512U
 #define SDLF_MARK_WAYS		4U
+/* A u16 in each way of a set, and their top bits */
+#define SDLF_MARK_LANES_LO	0x0001000100010001ULL
+#define SDLF_MARK_LANES_HI	0x8000800080008000ULL
+static_assert(SDLF_MARK_WAYS * 16 == 64);
 /* An entry's epoch field keeps a few bits at the largest capacity. */
 static_assert(ilog2(2 * STACKDEPOT_LF_MAX_RECORDS) - ilog2(SDLF_MARK_SETS) <= 12);
 
@@ -275,8 +299,28 @@ struct sdlf_record {
 	unsigned long entries[];
 };
 
-/* Per-CPU statistics, and the record a lost race kept for the next insert */
+/*
+ * Per-CPU statistics, and the record a lost race kept for the next insert.
+ * What a hit reads comes first, on the line it loads anyway.
+ */
 struct sdlf_pcpu {
+	u32 last;		/* id of this CPU's last get_id: sdlf_get_id() */
+	u32 ref_stripe;
+	/*
+	 * Set at create, so that a hit loads them instead of computing them
+	 * from the CPU number: the marks (the depot's bitmap, or this CPU's
+	 * cache of sets of SDLF_MARK_WAYS u16 entries with CPU marks) and
+	 * this CPU's stripe of the hit counters (sdlf_count_hit()).
+	 */
+	void *marks;
+	/*
+	 * With CPU marks, see "Marks" above: this CPU's alone, written in
+	 * its sections, read by its hits outside them too.
+	 */
+	unsigned long mark_seen;	/* clearings folded in */
+	u64 mark_base;		/* the epoch, in its place in every way's entry */
+	bool mark_busy;		/* a section runs: sdlf_mark_enter() */
+	atomic_long_t mark_cpu_clears;	/* stackdepot_lf_clear_cpu_marks() */
 	local64_t hits;		/* only without STACKDEPOT_LF_COUNT_REFS */
 	local64_t inserts;
 	local64_t lost_races;
@@ -287,20 +331,6 @@ struct sdlf_pcpu {
 	local64_t drops_busy;
 	local64_t drops_context;
 	u32 kept;		/* a lost race's record, or 0: sdlf_keep() */
-	u32 last;		/* id of this CPU's last get_id: sdlf_get_id() */
-	/*
-	 * Set at create, so that a hit loads them instead of computing them
-	 * from the CPU number: the marks (the depot's bitmap, or this CPU's
-	 * cache of SDLF_MARK_WAYS u16 entries per set with CPU marks) and
-	 * this CPU's stripe of the hit counters (sdlf_count_hit()).
-	 */
-	void *marks;
-	u32 ref_stripe;
-	/* With CPU marks, see "Marks" above: this CPU's alone. */
-	u32 mark_epoch;		/* 1 to depot->mark_epochs; in a section */
-	bool mark_busy;		/* a section runs: sdlf_mark_enter() */
-	unsigned long mark_seen;	/* clearings folded in; in a section */
-	atomic_long_t mark_cpu_clears;	/* stackdepot_lf_clear_cpu_marks() */
 };
 
 struct stackdepot_lf {
@@ -319,7 +349,7 @@ struct stackdepot_lf {
 	u32 mark_sets;		/* sets of a CPU's cache, 0 without CPU marks */
 	u32 mark_tag_shift;	/* slot bits a set's index takes */
 	u32 mark_epoch_shift;	/* slot bits an entry's tag takes */
-	u32 mark_epochs;	/* the last epoch; see "Marks" above */
+	u32 mark_last_base;	/* the last epoch, shifted; see "Marks" above */
 	atomic_long_t mark_clears;	/* clear_marks() and resets, CPU marks */
 	u32 *slots;
 	unsigned long *marks;	/* the bitmap, or every CPU's cache */
@@ -959,8 +989,9 @@ static __always_inline void sdlf_mark_exit(struct sdlf_pcpu *pc)
 }
 
 /*
- * The point of a marks section between a caller's lookup and its write
- * of the entry, where the KUnit suite runs what an interrupt could.
+ * The points of a marks section where the KUnit suite runs what an
+ * interrupt could: between a caller's lookup and its write of the entry,
+ * and in the start of a new epoch, before its stores.
  */
 VISIBLE_IF_KUNIT void sdlf_mark_window(struct stackdepot_lf *depot, u32 pos)
 {
@@ -973,82 +1004,145 @@ EXPORT_SYMBOL_IF_KUNIT(sdlf_mark_window);
 /*
  * Start the next epoch of the marks of the CPU of @pc, in its section,
  * having folded in @seen clearings: no entry written before matches
- * after. Before the epoch field would wrap, every entry is wiped.
+ * after. Before the epoch field would wrap, every entry is wiped. The
+ * count is stored last: a hit of a context nested in this one compares
+ * entries only once it matches (sdlf_mark_cpu()), and by then the new
+ * epoch and the wipe are in place. @pos is the caller's slot, for the
+ * KUnit suite.
  */
 static noinline void sdlf_mark_new_epoch(struct stackdepot_lf *depot,
 					 struct sdlf_pcpu *pc,
-					 unsigned long seen)
+					 unsigned long seen, u32 pos)
 {
-	if (pc->mark_epoch >= depot->mark_epochs) {
-		memset(pc->marks, 0, depot->mark_sets * SDLF_MARK_WAYS *
-				     sizeof(u16));
-		pc->mark_epoch = 0;
+	u64 base = pc->mark_base +
+		   ((u64)1 << depot->mark_epoch_shift) * SDLF_MARK_LANES_LO;
+
+	if ((u16)pc->mark_base >= depot->mark_last_base) {
+		memset(pc->marks, 0, depot->mark_sets * sizeof(u64));
+		base = ((u64)1 << depot->mark_epoch_shift) * SDLF_MARK_LANES_LO;
 	}
-	pc->mark_epoch++;
-	pc->mark_seen = seen;
+	if (IS_ENABLED(CONFIG_KUNIT))
+		sdlf_mark_window(depot, pos);
+	/* Read by nested hits; see sdlf_mark_cpu(). */
+	WRITE_ONCE(pc->mark_base, base);
+	barrier();
+	WRITE_ONCE(pc->mark_seen, seen);
 }
 
 /*
- * The entry slot @pos has in the current epoch of the CPU of @pc, in its
- * section, and the set it goes in.
+ * The set of slot @pos in the marks of the CPU of @pc: SDLF_MARK_WAYS u16
+ * entries in a u64, way 0 in the low bits, so that a hit compares them
+ * all at once.
+ */
+static __always_inline u64 *sdlf_mark_set(struct stackdepot_lf *depot,
+					  struct sdlf_pcpu *pc, u32 pos)
+{
+	return (u64 *)pc->marks + (pos & (depot->mark_sets - 1));
+}
+
+/* The bits of slot @pos its set does not tell: an entry's tag */
+static __always_inline u32 sdlf_mark_tag(struct stackdepot_lf *depot,
+					 u32 pos)
+{
+	return pos >> depot->mark_tag_shift;
+}
+
+/*
+ * The entry slot @pos has in the current epoch of the CPU of @pc, and the
+ * set it goes in.
  */
 static __always_inline u16 sdlf_mark_entry(struct stackdepot_lf *depot,
 					   struct sdlf_pcpu *pc, u32 pos,
-					   u16 **set)
+					   u64 **set)
 {
-	*set = (u16 *)pc->marks +
-	       (pos & (depot->mark_sets - 1)) * SDLF_MARK_WAYS;
-	return pc->mark_epoch << depot->mark_epoch_shift |
-	       pos >> depot->mark_tag_shift;
+	*set = sdlf_mark_set(depot, pc, pos);
+	/* Written by sdlf_mark_new_epoch() of this CPU only. */
+	return (u16)READ_ONCE(pc->mark_base) | sdlf_mark_tag(depot, pos);
+}
+
+/* Does some entry of @set equal @want4's, which has it in every way? */
+static __always_inline bool sdlf_mark_found(u64 set, u64 want4)
+{
+	/* A zero-lane test of the XOR: exact for "some lane is 0". */
+	u64 x = set ^ want4;
+
+	return (x - SDLF_MARK_LANES_LO) & ~x & SDLF_MARK_LANES_HI;
+}
+
+/*
+ * The sum of the clearings of the marks of @depot and of the CPU of @pc.
+ * Pairs with atomic_long_inc_return() in stackdepot_lf_clear_marks() (and
+ * the release of ->state after reset's increment): seeing the clearing,
+ * the caller sees what the clearer stored before it. The CPU's own count
+ * is written by its contexts only.
+ */
+static __always_inline unsigned long
+sdlf_mark_clears(struct stackdepot_lf *depot, struct sdlf_pcpu *pc)
+{
+	return atomic_long_read_acquire(&depot->mark_clears) +
+	       atomic_long_read(&pc->mark_cpu_clears);
+}
+
+/*
+ * sdlf_mark_cpu() for a caller whose entry is not in its set in the
+ * current epoch, or whose CPU's marks were cleared since its last
+ * section: the section proper, out of line. A new entry goes in way 0,
+ * the others move up a way, and the oldest goes.
+ */
+static noinline bool sdlf_mark_cpu_section(struct stackdepot_lf *depot,
+					   struct sdlf_pcpu *pc, u32 pos)
+{
+	unsigned long seen;
+	u64 *set, old;
+	u16 want;
+
+	/* Nested in a section of this CPU: an extra "first" is harmless. */
+	if (unlikely(!sdlf_mark_enter(pc)))
+		return true;
+	/* Again, in the section: a nested one may have folded in more. */
+	seen = sdlf_mark_clears(depot, pc);
+	if (unlikely(seen != pc->mark_seen))
+		sdlf_mark_new_epoch(depot, pc, seen, pos);
+	want = sdlf_mark_entry(depot, pc, pos, &set);
+	old = *set;
+	if (!sdlf_mark_found(old, want * SDLF_MARK_LANES_LO)) {
+		if (IS_ENABLED(CONFIG_KUNIT))
+			sdlf_mark_window(depot, pos);
+		/* Read by nested hits, whole; see sdlf_mark_cpu(). */
+		WRITE_ONCE(*set, old << 16 | want);
+		sdlf_mark_exit(pc);
+		return true;
+	}
+	sdlf_mark_exit(pc);
+	return false;
 }
 
 /*
  * Is this the first caller on the CPU of @pc to ask for the mark of slot
  * @pos since the CPU's marks were last cleared? Called in a read section;
- * see "Marks" above for why "false" is never wrong.
+ * see "Marks" above for why "false" is never wrong. A hit whose entry is
+ * in its set in the current epoch reads the count of clearings its CPU
+ * folded in, then the epoch, then the set, in that order, and writes
+ * nothing: it needs no section, in a nested context either (see "Marks").
  */
 static __always_inline bool sdlf_mark_cpu(struct stackdepot_lf *depot,
 					  struct sdlf_pcpu *pc, u32 pos)
 {
-	unsigned int way;
-	unsigned long seen;
-	u16 *set, want;
-	bool first;
+	/* Constant for the depot's life: computed before the loads below. */
+	u64 *set = sdlf_mark_set(depot, pc, pos);
+	u64 tag = sdlf_mark_tag(depot, pos), want4;
 
-	/* Nested in a section of this CPU: an extra "first" is harmless. */
-	if (unlikely(!sdlf_mark_enter(pc)))
-		return true;
 	/*
-	 * Pairs with atomic_long_inc_return() in stackdepot_lf_clear_marks()
-	 * (and the release of ->state after reset's increment): seeing the
-	 * clearing, the caller sees what the clearer stored before it. The
-	 * CPU's own count is written by its contexts only.
+	 * Written by this CPU's sections, the count last when an epoch
+	 * starts (sdlf_mark_new_epoch()); READ_ONCE() keeps the loads in
+	 * this order, and a nested section runs whole between two of them.
 	 */
-	seen = atomic_long_read_acquire(&depot->mark_clears) +
-	       atomic_long_read(&pc->mark_cpu_clears);
-	if (unlikely(seen != pc->mark_seen))
-		sdlf_mark_new_epoch(depot, pc, seen);
-	want = sdlf_mark_entry(depot, pc, pos, &set);
-	/* The most recently used first: a hot stack needs one compare. */
-	if (likely(set[0] == want)) {
-		first = false;
-	} else {
-		way = 1;
-		while (way < SDLF_MARK_WAYS && set[way] != want)
-			way++;
-		first = way == SDLF_MARK_WAYS;
-		if (first) {
-			if (IS_ENABLED(CONFIG_KUNIT))
-				sdlf_mark_window(depot, pos);
-			/* The least recently used goes. */
-			way--;
-		}
-		for (; way; way--)
-			set[way] = set[way - 1];
-		set[0] = want;
+	if (likely(sdlf_mark_clears(depot, pc) == READ_ONCE(pc->mark_seen))) {
+		want4 = READ_ONCE(pc->mark_base) | tag * SDLF_MARK_LANES_LO;
+		if (likely(sdlf_mark_found(READ_ONCE(*set), want4)))
+			return false;
 	}
-	sdlf_mark_exit(pc);
-	return first;
+	return sdlf_mark_cpu_section(depot, pc, pos);
 }
 
 /*
@@ -1485,8 +1579,9 @@ EXPORT_SYMBOL_GPL(stackdepot_lf_clear_cpu_marks);
 static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
 {
 	struct sdlf_pcpu *pc = raw_cpu_ptr(depot->pcpu);
-	u16 *set, want;
+	u64 *set, entries;
 	unsigned int i;
+	u16 want;
 
 	/*
 	 * Nested in a section: this context's calls were told "first" and
@@ -1495,9 +1590,12 @@ static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
 	if (!sdlf_mark_enter(pc))
 		return;
 	want = sdlf_mark_entry(depot, pc, pos, &set);
+	entries = *set;
 	for (i = 0; i < SDLF_MARK_WAYS; i++)
-		if (set[i] == want)
-			set[i] = 0;
+		if ((u16)(entries >> 16 * i) == want)
+			entries &= ~(0xffffULL << 16 * i);
+	/* Read by nested hits, whole; see sdlf_mark_cpu(). */
+	WRITE_ONCE(*set, entries);
 	sdlf_mark_exit(pc);
 }
 
@@ -2016,7 +2114,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 		depot->mark_epoch_shift = depot->index_bits -
 					  depot->mark_tag_shift;
 		/* The entry's bits above its tag, 6 of 16 at the least */
-		depot->mark_epochs = (1U << (16 - depot->mark_epoch_shift)) - 1;
+		depot->mark_last_base = ((1U << (16 - depot->mark_epoch_shift)) -
+					 1) << depot->mark_epoch_shift;
 	}
 	atomic_long_set(&depot->mark_clears, 0);
 	mutex_init(&depot->reset_lock);
@@ -2050,7 +2149,8 @@ struct stackdepot_lf *stackdepot_lf_create(const struct stackdepot_lf_params *pa
 		if (g.mark_sets)
 			pc->marks = depot->marks + (size_t)cpu * g.mark_words;
 		/* Epoch 0 would match the empty entries. */
-		pc->mark_epoch = 1;
+		pc->mark_base = ((u64)1 << depot->mark_epoch_shift) *
+				SDLF_MARK_LANES_LO;
 		pc->ref_stripe = cpu & (g.ref_stripes - 1);
 	}
 

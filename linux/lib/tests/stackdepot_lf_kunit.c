@@ -2904,7 +2904,11 @@ static int nest_call(struct kunit *test, u32 nr, u32 nested_nr, bool clear)
  * interrupt or NMI would run it between the caller's lookup and its write
  * (the sdlf_mark_window() stub, on the same thread). The nested call of
  * the same stack is told "first", as the caller is: it could not look;
- * the next call is not. A clearing of the CPU's marks by the nested
+ * the next call is not. A nested call of a stack its CPU was told "first"
+ * for in the current epoch is a hit that needs no section: "not first".
+ * Nested in the start of a new epoch (the stub's other point), before
+ * the caller stored it, a call of a stack marked before the clearing is
+ * "first". A clearing of the CPU's marks by the nested
  * context counts for the next call. And, at each of a few counts of
  * clearings around the end of a cycle of epochs, the nested context
  * clears and calls with a new stack, which would start the next cycle
@@ -2934,6 +2938,19 @@ static void test_cpu_marks_nested(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r, 1);
 	KUNIT_EXPECT_EQ(test, nest.first, 1);
 	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3000), 0);
+	/* A nested hit, in the caller's section: its CPU marked it. */
+	r = nest_call(test, 3001, 3000, false);
+	KUNIT_EXPECT_EQ(test, r, 1);
+	KUNIT_EXPECT_EQ(test, nest.first, 0);
+	/* Nested in the new epoch's start: marked only before the clearing. */
+	stackdepot_lf_clear_cpu_marks(depot);
+	r = nest_call(test, 3001, 3000, false);
+	KUNIT_EXPECT_EQ(test, r, 1);
+	KUNIT_EXPECT_EQ(test, nest.first, 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3000), 1);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3001), 0);
+	stackdepot_lf_clear_cpu_marks(depot);
+	KUNIT_EXPECT_EQ(test, mark_of(&nest.ptr, NEST_DEPTH, 3000), 1);
 	/* A nested clearing: the caller's mark does not outlive it. */
 	r = nest_call(test, 3001, 3002, true);
 	KUNIT_EXPECT_EQ(test, r, 1);
