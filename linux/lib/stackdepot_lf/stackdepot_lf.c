@@ -70,19 +70,26 @@
  * did it loses what the mark stands for (a stack for ftrace's readers).
  * Only the first kind of error is allowed, and only per CPU.
  *
- * Without STACKDEPOT_LF_CPU_MARKS, one mark bit per slot (->marks), set
- * with test_and_set_bit() by any CPU, is exact: one caller per record
- * between clearings. It costs a bit per slot, whatever the CPUs.
+ * Marks are the record's, by record number (an id names a slot, whose
+ * record gives the number to stackdepot_lf_unmark()): numbers are dense
+ * from 0, so that a depot of few stacks uses the start of its marks.
+ *
+ * Without STACKDEPOT_LF_CPU_MARKS, one mark bit per record number
+ * (->marks), set with test_and_set_bit() by any CPU, is exact: one caller
+ * per record between clearings. It costs a bit per slot, whatever the
+ * CPUs.
  *
  * With STACKDEPOT_LF_CPU_MARKS, a bit per slot per CPU would cost the
  * capacity times the CPUs (128 KiB per CPU at the largest capacity) and
  * a clearing would walk all of it. Instead each CPU keeps a small cache
- * of the slots it was told "first" for: SDLF_MARK_SETS sets of four u16
+ * of the records it was told "first" for: SDLF_MARK_SETS sets of four u16
  * entries (4 KiB), fewer sets when the table has fewer slots (the cache
- * is then exact). The set is picked by the low bits of the slot, and an
- * entry holds the slot's other bits (its tag) and the CPU's epoch when
- * it was told "first" there. A set is one u64, so that a hit compares
- * its four entries at once.
+ * is then exact). The set is picked by the low bits of the record number,
+ * and an entry holds the number's other bits (its tag) and the CPU's
+ * epoch when it was told "first" for it. Numbers being dense, the cache
+ * holds the first SDLF_MARK_SETS x 4 records of a generation (2048)
+ * without evicting any: a depot of that many stacks has exact marks. A
+ * set is one u64, so that a hit compares its four entries at once.
  * Clearing does not touch the caches: stackdepot_lf_clear_marks() and
  * reset add one to the depot's count of clearings (->mark_clears),
  * stackdepot_lf_clear_cpu_marks() to its CPU's (->mark_cpu_clears); the
@@ -91,10 +98,10 @@
  * the entry's epoch field would wrap, the CPU wipes its cache (4 KiB,
  * once in 2^(16 - tag bits) - 1 clearings: 31 at the largest capacity,
  * 1023 at 32768 slots) and starts again from epoch 1. A caller is told
- * "not first" only if an entry holds its slot's tag and the current
+ * "not first" only if an entry holds its number's tag and the current
  * epoch; otherwise it writes that entry in the first way of the set,
  * moving the others up one and evicting the oldest (a later call for the
- * evicted slot is told "first" again: the harmless error). So the memory
+ * evicted record is told "first" again: the harmless error). So the memory
  * is a few KiB per CPU at any capacity, a clearing is one atomic add, and
  * its cost moves to each CPU's next call: a compare, and a wipe of 4 KiB
  * once in many clearings. A hit moves nothing, so that it writes nothing
@@ -115,7 +122,7 @@
  * enter: a nested call that finds the section taken and needs one is
  * told "first" and writes nothing. So sections run one at a time on a
  * CPU, each from start to end, and the cache behaves as a sequential
- * structure. In it: (1) an entry is written only as "this slot, the
+ * structure. In it: (1) an entry is written only as "this record, the
  * current epoch" by a caller then told "first", or as 0 (empty: epoch 0
  * is never current) by unmark and by the wipe, or moved whole to another
  * way of its set, a set being written whole; (2) the epoch changes only
@@ -125,8 +132,8 @@
  * (3) a section starts a new epoch before any lookup if the sum of the
  * depot's and its CPU's clearings differs from the sum it folded in last,
  * and stores that sum after the new epoch and the wipe.
- * Hence a caller told "not first" in a section for slot @pos found an
- * entry that a caller of its CPU told "first" for @pos wrote in the
+ * Hence a caller told "not first" in a section for record number @nr
+ * found an entry that a caller of its CPU told "first" for @nr wrote in the
  * current epoch, after the epoch started, after every clearing whose
  * count the section read, and that nobody gave back since. A hit told
  * "not first" outside a section (sdlf_mark_cpu()) reads the count of
@@ -145,7 +152,7 @@
  * when the set was read. The sum could only come back
  * to a value a CPU folded in after 2^BITS_PER_LONG clearings between two
  * of its calls. Reset adds to the count before it publishes the next
- * generation, so a slot of the next generation never matches an entry
+ * generation, so a record of the next generation never matches an entry
  * of the last (its callers load the state with acquire, then the count).
  *
  * Clearing races with callers as follows. A caller that read the count
@@ -993,11 +1000,11 @@ static __always_inline void sdlf_mark_exit(struct sdlf_pcpu *pc)
  * interrupt could: between a caller's lookup and its write of the entry,
  * and in the start of a new epoch, before its stores.
  */
-VISIBLE_IF_KUNIT void sdlf_mark_window(struct stackdepot_lf *depot, u32 pos)
+VISIBLE_IF_KUNIT void sdlf_mark_window(struct stackdepot_lf *depot, u32 nr)
 {
 	/* The stub lookup takes a spinlock: never from NMI. */
 	if (!in_nmi())
-		KUNIT_STATIC_STUB_REDIRECT(sdlf_mark_window, depot, pos);
+		KUNIT_STATIC_STUB_REDIRECT(sdlf_mark_window, depot, nr);
 }
 EXPORT_SYMBOL_IF_KUNIT(sdlf_mark_window);
 
@@ -1007,12 +1014,12 @@ EXPORT_SYMBOL_IF_KUNIT(sdlf_mark_window);
  * after. Before the epoch field would wrap, every entry is wiped. The
  * count is stored last: a hit of a context nested in this one compares
  * entries only once it matches (sdlf_mark_cpu()), and by then the new
- * epoch and the wipe are in place. @pos is the caller's slot, for the
- * KUnit suite.
+ * epoch and the wipe are in place. @nr is the caller's record number,
+ * for the KUnit suite.
  */
 static noinline void sdlf_mark_new_epoch(struct stackdepot_lf *depot,
 					 struct sdlf_pcpu *pc,
-					 unsigned long seen, u32 pos)
+					 unsigned long seen, u32 nr)
 {
 	u64 base = pc->mark_base +
 		   ((u64)1 << depot->mark_epoch_shift) * SDLF_MARK_LANES_LO;
@@ -1022,7 +1029,7 @@ static noinline void sdlf_mark_new_epoch(struct stackdepot_lf *depot,
 		base = ((u64)1 << depot->mark_epoch_shift) * SDLF_MARK_LANES_LO;
 	}
 	if (IS_ENABLED(CONFIG_KUNIT))
-		sdlf_mark_window(depot, pos);
+		sdlf_mark_window(depot, nr);
 	/* Read by nested hits; see sdlf_mark_cpu(). */
 	WRITE_ONCE(pc->mark_base, base);
 	barrier();
@@ -1030,34 +1037,35 @@ static noinline void sdlf_mark_new_epoch(struct stackdepot_lf *depot,
 }
 
 /*
- * The set of slot @pos in the marks of the CPU of @pc: SDLF_MARK_WAYS u16
+ * The set of record number @nr in the marks of the CPU of @pc: four u16
  * entries in a u64, way 0 in the low bits, so that a hit compares them
  * all at once.
  */
 static __always_inline u64 *sdlf_mark_set(struct stackdepot_lf *depot,
-					  struct sdlf_pcpu *pc, u32 pos)
+					  struct sdlf_pcpu *pc, u32 nr)
 {
-	return (u64 *)pc->marks + (pos & (depot->mark_sets - 1));
+	return (u64 *)pc->marks + (nr & (depot->mark_sets - 1));
 }
 
-/* The bits of slot @pos its set does not tell: an entry's tag */
+/* The bits of record number @nr its set does not tell: an entry's tag */
 static __always_inline u32 sdlf_mark_tag(struct stackdepot_lf *depot,
-					 u32 pos)
+					 u32 nr)
 {
-	return pos >> depot->mark_tag_shift;
+	return nr >> depot->mark_tag_shift;
 }
 
 /*
- * The entry slot @pos has in the current epoch of the CPU of @pc, and the
+ * The entry record number @nr has in the current epoch of the CPU of @pc,
+ * and the
  * set it goes in.
  */
 static __always_inline u16 sdlf_mark_entry(struct stackdepot_lf *depot,
-					   struct sdlf_pcpu *pc, u32 pos,
+					   struct sdlf_pcpu *pc, u32 nr,
 					   u64 **set)
 {
-	*set = sdlf_mark_set(depot, pc, pos);
+	*set = sdlf_mark_set(depot, pc, nr);
 	/* Written by sdlf_mark_new_epoch() of this CPU only. */
-	return (u16)READ_ONCE(pc->mark_base) | sdlf_mark_tag(depot, pos);
+	return (u16)READ_ONCE(pc->mark_base) | sdlf_mark_tag(depot, nr);
 }
 
 /* Does some entry of @set equal @want4's, which has it in every way? */
@@ -1090,7 +1098,7 @@ sdlf_mark_clears(struct stackdepot_lf *depot, struct sdlf_pcpu *pc)
  * the others move up a way, and the oldest goes.
  */
 static noinline bool sdlf_mark_cpu_section(struct stackdepot_lf *depot,
-					   struct sdlf_pcpu *pc, u32 pos)
+					   struct sdlf_pcpu *pc, u32 nr)
 {
 	unsigned long seen;
 	u64 *set, old;
@@ -1102,12 +1110,12 @@ static noinline bool sdlf_mark_cpu_section(struct stackdepot_lf *depot,
 	/* Again, in the section: a nested one may have folded in more. */
 	seen = sdlf_mark_clears(depot, pc);
 	if (unlikely(seen != pc->mark_seen))
-		sdlf_mark_new_epoch(depot, pc, seen, pos);
-	want = sdlf_mark_entry(depot, pc, pos, &set);
+		sdlf_mark_new_epoch(depot, pc, seen, nr);
+	want = sdlf_mark_entry(depot, pc, nr, &set);
 	old = *set;
 	if (!sdlf_mark_found(old, want * SDLF_MARK_LANES_LO)) {
 		if (IS_ENABLED(CONFIG_KUNIT))
-			sdlf_mark_window(depot, pos);
+			sdlf_mark_window(depot, nr);
 		/* Read by nested hits, whole; see sdlf_mark_cpu(). */
 		WRITE_ONCE(*set, old << 16 | want);
 		sdlf_mark_exit(pc);
@@ -1119,18 +1127,18 @@ static noinline bool sdlf_mark_cpu_section(struct stackdepot_lf *depot,
 
 /*
  * Is this the first caller on the CPU of @pc to ask for the mark of slot
- * @pos since the CPU's marks were last cleared? Called in a read section;
+ * @nr since the CPU's marks were last cleared? Called in a read section;
  * see "Marks" above for why "false" is never wrong. A hit whose entry is
  * in its set in the current epoch reads the count of clearings its CPU
  * folded in, then the epoch, then the set, in that order, and writes
  * nothing: it needs no section, in a nested context either (see "Marks").
  */
 static __always_inline bool sdlf_mark_cpu(struct stackdepot_lf *depot,
-					  struct sdlf_pcpu *pc, u32 pos)
+					  struct sdlf_pcpu *pc, u32 nr)
 {
 	/* Constant for the depot's life: computed before the loads below. */
-	u64 *set = sdlf_mark_set(depot, pc, pos);
-	u64 tag = sdlf_mark_tag(depot, pos), want4;
+	u64 *set = sdlf_mark_set(depot, pc, nr);
+	u64 tag = sdlf_mark_tag(depot, nr), want4;
 
 	/*
 	 * Written by this CPU's sections, the count last when an epoch
@@ -1142,26 +1150,27 @@ static __always_inline bool sdlf_mark_cpu(struct stackdepot_lf *depot,
 		if (likely(sdlf_mark_found(READ_ONCE(*set), want4)))
 			return false;
 	}
-	return sdlf_mark_cpu_section(depot, pc, pos);
+	return sdlf_mark_cpu_section(depot, pc, nr);
 }
 
 /*
- * Set the mark of slot @pos for a caller on the CPU of @pc that asked with
+ * Set the mark of record number @nr for a caller on the CPU of @pc that
+ * asked with
  * @first; called in a read section. No ordering for the bitmap: a mark
  * publishes no data, it only elects one caller, and the atomic
  * test_and_set_bit() does that alone.
  */
 static __always_inline void sdlf_mark(struct stackdepot_lf *depot,
-				      struct sdlf_pcpu *pc, u32 pos,
+				      struct sdlf_pcpu *pc, u32 nr,
 				      bool *first)
 {
 	if (!first)
 		return;
 	if (depot->mark_sets)
-		*first = sdlf_mark_cpu(depot, pc, pos);
+		*first = sdlf_mark_cpu(depot, pc, nr);
 	else
-		*first = !test_bit(pos, pc->marks) &&
-			 !test_and_set_bit(pos, pc->marks);
+		*first = !test_bit(nr, pc->marks) &&
+			 !test_and_set_bit(nr, pc->marks);
 }
 
 /*
@@ -1219,7 +1228,9 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			}
 			if (sdlf_slot_publish(depot, pos, new_val)) {
 				sdlf_count(&depot->pcpu->inserts);
-				sdlf_mark(depot, raw_cpu_ptr(depot->pcpu), pos,
+				sdlf_mark(depot, raw_cpu_ptr(depot->pcpu),
+					  sdlf_record_nr(sdlf_record(depot,
+								     new_val)),
 					  first);
 				*id = sdlf_make_id(state, pos);
 				sdlf_remember(depot, *id);
@@ -1238,7 +1249,8 @@ static noinline int sdlf_get_id_slow(struct stackdepot_lf *depot, u32 hash,
 			sdlf_count_hit(depot, pc, sdlf_record(depot, val));
 			if (new_val)
 				sdlf_count(&depot->pcpu->lost_races);
-			sdlf_mark(depot, pc, pos, first);
+			sdlf_mark(depot, pc,
+				  sdlf_record_nr(sdlf_record(depot, val)), first);
 			*id = sdlf_make_id(state, pos);
 			sdlf_remember(depot, *id);
 			ret = 0;
@@ -1309,7 +1321,7 @@ static __always_inline int sdlf_get_id(struct stackdepot_lf *depot,
 	sdlf_remember(depot, sdlf_make_id(state, pos));
 hit:
 	sdlf_count_hit(depot, pc, rec);
-	sdlf_mark(depot, pc, pos, first);
+	sdlf_mark(depot, pc, sdlf_record_nr(rec), first);
 	*id = sdlf_make_id(state, pos);
 	return 0;
 slow:
@@ -1575,8 +1587,11 @@ void stackdepot_lf_clear_cpu_marks(struct stackdepot_lf *depot)
 }
 EXPORT_SYMBOL_GPL(stackdepot_lf_clear_cpu_marks);
 
-/* Empty the entry of slot @pos in the caller's CPU's marks, if it has one. */
-static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
+/*
+ * Empty the entry of record number @nr in the caller's CPU's marks, if it
+ * has one.
+ */
+static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 nr)
 {
 	struct sdlf_pcpu *pc = raw_cpu_ptr(depot->pcpu);
 	u64 *set, entries;
@@ -1589,7 +1604,7 @@ static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
 	 */
 	if (!sdlf_mark_enter(pc))
 		return;
-	want = sdlf_mark_entry(depot, pc, pos, &set);
+	want = sdlf_mark_entry(depot, pc, nr, &set);
 	entries = *set;
 	for (i = 0; i < SDLF_MARK_WAYS; i++)
 		if ((u16)(entries >> 16 * i) == want)
@@ -1601,7 +1616,7 @@ static void sdlf_mark_give_back(struct stackdepot_lf *depot, u32 pos)
 
 void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 {
-	u32 raw = stackdepot_lf_id_to_u32(id), state;
+	u32 raw = stackdepot_lf_id_to_u32(id), state, val, nr;
 
 	if (!depot || raw <= depot->slot_mask)
 		return;
@@ -1609,10 +1624,18 @@ void stackdepot_lf_unmark(struct stackdepot_lf *depot, stackdepot_lf_id_t id)
 	if (likely(sdlf_read_lock())) {
 		/* Pairs with smp_store_release() in stackdepot_lf_reset(). */
 		state = smp_load_acquire(&depot->state);
-		if ((raw & ~depot->slot_mask) == state && depot->mark_sets)
-			sdlf_mark_give_back(depot, raw & depot->slot_mask);
-		else if ((raw & ~depot->slot_mask) == state)
-			clear_bit(raw & depot->slot_mask, sdlf_marks(depot));
+		val = 0;
+		if ((raw & ~depot->slot_mask) == state) {
+			/* Pairs with sdlf_slot_publish(): complete record. */
+			val = smp_load_acquire(&depot->slots[raw &
+							     depot->slot_mask]);
+		}
+		/* The marks are the record's, by its number. */
+		nr = val ? sdlf_record_nr(sdlf_record(depot, val)) : 0;
+		if (val && depot->mark_sets)
+			sdlf_mark_give_back(depot, nr);
+		else if (val)
+			clear_bit(nr, sdlf_marks(depot));
 	}
 	sdlf_read_unlock();
 }

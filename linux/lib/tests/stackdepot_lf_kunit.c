@@ -2869,6 +2869,66 @@ static void test_cpu_marks_collisions(struct kunit *test)
 		   COLLIDE_ROUNDS, COLLIDE_CALLS, COLLIDE_STACKS, extra);
 }
 
+#define DENSE_DEPTH	9
+#define DENSE_STACKS	2048	/* what the largest cache holds */
+#define DENSE_CALLS	8192
+
+/*
+ * Per-CPU marks are keyed by record number, and record numbers are dense:
+ * a depot of the largest table whose DENSE_STACKS stacks fill its CPU's
+ * cache exactly (512 sets of four) evicts none of them, so that in
+ * random order, after each kind of clearing, every stack is told "first"
+ * once and only once. Keyed by slot, stacks spread over the 32768 slots
+ * would crowd some sets and be told "first" again.
+ */
+static void test_cpu_marks_dense(struct kunit *test)
+{
+	struct stackdepot_lf_params p = {
+		.max_records = 16384,
+		.max_depth = TEST_DEPTH,
+		.flags = STACKDEPOT_LF_CPU_MARKS,
+	};
+	unsigned int round, c, i, failed = 0, wrong = 0, extra = 0;
+	struct stackdepot_lf __rcu *ptr;
+	struct stackdepot_lf *depot;
+	struct rnd_state rnd;
+	bool *told;
+	int r;
+
+	told = kunit_kcalloc(test, DENSE_STACKS, sizeof(*told), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, told);
+	depot = create_depot(test, &p);
+	RCU_INIT_POINTER(ptr, depot);
+	for (i = 0; i < DENSE_STACKS; i++)
+		get_id_grown(test, depot, DENSE_DEPTH, 40000 + i);
+	prandom_seed_state(&rnd, 2048);
+	for (round = 0; round < 2; round++) {
+		memset(told, 0, DENSE_STACKS * sizeof(*told));
+		migrate_disable();
+		if (round)
+			stackdepot_lf_clear_marks(depot);
+		else
+			stackdepot_lf_clear_cpu_marks(depot);
+		for (c = 0; c < DENSE_CALLS + DENSE_STACKS; c++) {
+			/* Every stack once, then at random */
+			i = c < DENSE_STACKS ? c :
+			    prandom_u32_state(&rnd) % DENSE_STACKS;
+			r = mark_of(&ptr, DENSE_DEPTH, 40000 + i);
+			if (r < 0)
+				failed++;
+			else if (r)
+				extra += told[i];
+			else if (!told[i])
+				wrong++;
+			told[i] |= r == 1;
+		}
+		migrate_enable();
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0U);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, extra, 0U);
+}
+
 #define NEST_DEPTH	7
 
 /* What the sdlf_mark_window() stub of test_cpu_marks_nested() runs. */
@@ -3627,6 +3687,7 @@ static struct kunit_case stackdepot_lf_cases[] = {
 	KUNIT_CASE(test_clear_marks_cost),
 	KUNIT_CASE(test_cpu_marks_epochs),
 	KUNIT_CASE(test_cpu_marks_collisions),
+	KUNIT_CASE(test_cpu_marks_dense),
 	KUNIT_CASE(test_cpu_marks_nested),
 	KUNIT_CASE(test_marks_lost_race),
 	KUNIT_CASE(test_reset),
