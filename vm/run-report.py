@@ -26,8 +26,10 @@ import subprocess
 import sys
 import zlib
 
-# The depot's memory target at this workload.
-DEPOT_TARGET = 256 * 1024
+# The depot's memory target at this workload (256 KiB per CPU, 2 CPUs),
+# and what stackmap should keep per byte of memory, buffers and depot.
+DEPOT_TARGET = 64 * 1024
+PER_MEMORY_TARGET = 1.9
 
 TOOLS = os.environ.get("STACKMAP_TOOLS") or os.path.join(
     os.path.dirname(os.path.realpath(__file__)), "..", "linux", "tools",
@@ -499,7 +501,9 @@ def main():
     print()
     print(f"Per byte of memory (ring buffers + depot), stackmap keeps "
           f"{per_mem:.2f}x the events of full stacks "
-          f"({measured:.2f}x per byte of ring buffer)")
+          f"({measured:.2f}x per byte of ring buffer), target >= "
+          f"{PER_MEMORY_TARGET}x: "
+          f"{'met' if per_mem >= PER_MEMORY_TARGET else 'MISSED'}")
     print(f"Limit from record sizes: {limit:.2f}x "
           f"(avg stack depth {avg_depth:.1f} frames, stack-id record {id_bytes} B)")
     print(f"Retained-events ratio {measured:.2f}x = "
@@ -517,6 +521,7 @@ def main():
               f"bytes the session wrote")
         summary["definitions"] = cost
     summary.update({"depot_target": DEPOT_TARGET,
+                    "retained_per_memory_target": PER_MEMORY_TARGET,
                     "limit": limit, "avg_depth": avg_depth,
                     "retained_ratio": measured,
                     "retained_per_memory_ratio": per_mem,
