@@ -2809,6 +2809,65 @@ static void test_cpu_marks_epochs(struct kunit *test)
 	kunit_info(test, "%u epochs per cycle, two cycles\n", epochs);
 }
 
+/* What cpu_marks_rounds() counted: errors, and harmless extra "first"s. */
+struct marks_rounds {
+	unsigned int failed;	/* a get_id that failed */
+	unsigned int wrong;	/* "not first" with no "first" before it */
+	unsigned int extra;	/* "first" again since the clearing */
+};
+
+/*
+ * Store @nr stacks of @depth frames (seeds @seed on) in a depot of @p,
+ * then, for each of @rounds rounds, clear the marks (the CPU's in even
+ * rounds, the depot's in odd ones) and ask for the mark of @calls stacks
+ * drawn at random, after every stack once in order if @in_order, on one
+ * CPU. A call told "not first" must follow a call of the same stack told
+ * "first" since the clearing.
+ */
+static void cpu_marks_rounds(struct kunit *test,
+			     const struct stackdepot_lf_params *p,
+			     unsigned int nr, unsigned int depth,
+			     u32 seed, unsigned int rounds,
+			     unsigned int calls, bool in_order, u64 rnd_seed,
+			     struct marks_rounds *res)
+{
+	unsigned int round, c, i, first = in_order ? nr : 0;
+	struct stackdepot_lf __rcu *ptr;
+	struct stackdepot_lf *depot;
+	struct rnd_state rnd;
+	bool *told;
+	int r;
+
+	*res = (struct marks_rounds){};
+	told = kunit_kcalloc(test, nr, sizeof(*told), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, told);
+	depot = create_depot(test, p);
+	RCU_INIT_POINTER(ptr, depot);
+	for (i = 0; i < nr; i++)
+		get_id_grown(test, depot, depth, seed + i);
+	prandom_seed_state(&rnd, rnd_seed);
+	for (round = 0; round < rounds; round++) {
+		memset(told, 0, nr * sizeof(*told));
+		migrate_disable();
+		if (round & 1)
+			stackdepot_lf_clear_marks(depot);
+		else
+			stackdepot_lf_clear_cpu_marks(depot);
+		for (c = 0; c < first + calls; c++) {
+			i = c < first ? c : prandom_u32_state(&rnd) % nr;
+			r = mark_of(&ptr, depth, seed + i);
+			if (r < 0)
+				res->failed++;
+			else if (r)
+				res->extra += told[i];
+			else if (!told[i])
+				res->wrong++;
+			told[i] |= r == 1;
+		}
+		migrate_enable();
+	}
+}
+
 #define COLLIDE_STACKS	4096
 #define COLLIDE_CALLS	(8 * COLLIDE_STACKS)
 #define COLLIDE_ROUNDS	4
@@ -2829,44 +2888,14 @@ static void test_cpu_marks_collisions(struct kunit *test)
 		.max_depth = TEST_DEPTH,
 		.flags = STACKDEPOT_LF_CPU_MARKS,
 	};
-	unsigned int round, c, i, failed = 0, wrong = 0, extra = 0;
-	struct stackdepot_lf __rcu *ptr;
-	struct stackdepot_lf *depot;
-	struct rnd_state rnd;
-	bool *told;
-	int r;
+	struct marks_rounds res;
 
-	told = kunit_kcalloc(test, COLLIDE_STACKS, sizeof(*told), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, told);
-	depot = create_depot(test, &p);
-	RCU_INIT_POINTER(ptr, depot);
-	for (i = 0; i < COLLIDE_STACKS; i++)
-		get_id_grown(test, depot, COLLIDE_DEPTH, 20000 + i);
-	prandom_seed_state(&rnd, 49);
-	for (round = 0; round < COLLIDE_ROUNDS; round++) {
-		memset(told, 0, COLLIDE_STACKS * sizeof(*told));
-		migrate_disable();
-		if (round & 1)
-			stackdepot_lf_clear_marks(depot);
-		else
-			stackdepot_lf_clear_cpu_marks(depot);
-		for (c = 0; c < COLLIDE_CALLS; c++) {
-			i = prandom_u32_state(&rnd) % COLLIDE_STACKS;
-			r = mark_of(&ptr, COLLIDE_DEPTH, 20000 + i);
-			if (r < 0)
-				failed++;
-			else if (r)
-				extra += told[i];
-			else if (!told[i])
-				wrong++;
-			told[i] |= r == 1;
-		}
-		migrate_enable();
-	}
-	KUNIT_EXPECT_EQ(test, failed, 0U);
-	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	cpu_marks_rounds(test, &p, COLLIDE_STACKS, COLLIDE_DEPTH, 20000,
+			 COLLIDE_ROUNDS, COLLIDE_CALLS, false, 49, &res);
+	KUNIT_EXPECT_EQ(test, res.failed, 0U);
+	KUNIT_EXPECT_EQ(test, res.wrong, 0U);
 	kunit_info(test, "%u rounds of %u calls of %u stacks: %u extra firsts (evicted)\n",
-		   COLLIDE_ROUNDS, COLLIDE_CALLS, COLLIDE_STACKS, extra);
+		   COLLIDE_ROUNDS, COLLIDE_CALLS, COLLIDE_STACKS, res.extra);
 }
 
 #define DENSE_DEPTH	9
@@ -2888,45 +2917,14 @@ static void test_cpu_marks_dense(struct kunit *test)
 		.max_depth = TEST_DEPTH,
 		.flags = STACKDEPOT_LF_CPU_MARKS,
 	};
-	unsigned int round, c, i, failed = 0, wrong = 0, extra = 0;
-	struct stackdepot_lf __rcu *ptr;
-	struct stackdepot_lf *depot;
-	struct rnd_state rnd;
-	bool *told;
-	int r;
+	struct marks_rounds res;
 
-	told = kunit_kcalloc(test, DENSE_STACKS, sizeof(*told), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, told);
-	depot = create_depot(test, &p);
-	RCU_INIT_POINTER(ptr, depot);
-	for (i = 0; i < DENSE_STACKS; i++)
-		get_id_grown(test, depot, DENSE_DEPTH, 40000 + i);
-	prandom_seed_state(&rnd, 2048);
-	for (round = 0; round < 2; round++) {
-		memset(told, 0, DENSE_STACKS * sizeof(*told));
-		migrate_disable();
-		if (round)
-			stackdepot_lf_clear_marks(depot);
-		else
-			stackdepot_lf_clear_cpu_marks(depot);
-		for (c = 0; c < DENSE_CALLS + DENSE_STACKS; c++) {
-			/* Every stack once, then at random */
-			i = c < DENSE_STACKS ? c :
-			    prandom_u32_state(&rnd) % DENSE_STACKS;
-			r = mark_of(&ptr, DENSE_DEPTH, 40000 + i);
-			if (r < 0)
-				failed++;
-			else if (r)
-				extra += told[i];
-			else if (!told[i])
-				wrong++;
-			told[i] |= r == 1;
-		}
-		migrate_enable();
-	}
-	KUNIT_EXPECT_EQ(test, failed, 0U);
-	KUNIT_EXPECT_EQ(test, wrong, 0U);
-	KUNIT_EXPECT_EQ(test, extra, 0U);
+	/* Every stack once, then at random */
+	cpu_marks_rounds(test, &p, DENSE_STACKS, DENSE_DEPTH, 40000, 2,
+			 DENSE_CALLS, true, 2048, &res);
+	KUNIT_EXPECT_EQ(test, res.failed, 0U);
+	KUNIT_EXPECT_EQ(test, res.wrong, 0U);
+	KUNIT_EXPECT_EQ(test, res.extra, 0U);
 }
 
 #define NEST_DEPTH	7
